@@ -1,0 +1,155 @@
+# smtpdiag - build, test, install.  `make help` lists the targets.
+.SUFFIXES:
+
+VERSION   = 0.1.0
+SOVERSION = 0
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BUILD    ?= build
+
+ifeq ($(origin CC),default)
+CC        = cc
+endif
+CFLAGS   ?= -O2 -g
+WERROR   ?=
+SAN      ?=
+WARN      = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wformat -Wformat-security \
+            -Wno-unused-parameter -Wvla $(if $(WERROR),-Werror)
+SAN_ON    = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SANFLAGS  = $(if $(SAN),$(SAN_ON))
+ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(SANFLAGS) $(CFLAGS)
+CPPFLAGS += -Iinclude -Isrc/lib -I$(BUILD)/gen
+PKGS      = libhs libmicrohttpd zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lhs -lmicrohttpd -lz)
+LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
+
+LIB_SRC   = $(sort $(wildcard src/lib/*.c src/lib/formats/*.c))
+GEN_SRC   = $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c
+LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_SRC:.c=.o)
+CLI_SRC   = $(sort $(wildcard src/cli/*.c src/httpd/*.c))
+CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC  = $(sort $(wildcard tests/unit/test_*.c))
+TEST_BIN  = $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+KB_FILES  = $(sort $(wildcard kb/entries/*.kb)) $(wildcard kb/reference/*.tsv)
+RULE_FILES= $(sort $(wildcard rules/*.rules rules/*.tsv))
+
+STATIC    = $(BUILD)/libsmtpdiag.a
+SHARED    = $(BUILD)/libsmtpdiag.so.$(VERSION)
+BIN       = $(BUILD)/smtpdiag
+
+all: $(BIN) $(STATIC) $(SHARED) $(BUILD)/smtpdiag.pc
+
+help:
+	@echo "make            build $(BIN), the static and shared library"
+	@echo "make run        install missing packages, build, explain and decode bundled samples"
+	@echo "make check      install missing packages, build, run every test"
+	@echo "make conformance  score decode against the shared corpus gold file"
+	@echo "make sanitize   the whole test suite under ASan+UBSan (in $(BUILD)-san)"
+	@echo "make fuzz-replay  replay the fuzz seed corpora"
+	@echo "make bench      build and run the benchmarks"
+	@echo "make install    install to DESTDIR/PREFIX (default $(PREFIX))"
+
+deps:
+	@sh tools/install-deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALLCFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -Wno-missing-prototypes -c $< -o $@
+
+# Build-time generators run on the build machine, without sanitizers.
+$(BUILD)/kbgen: tools/kbgen.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 $(WARN) tools/kbgen.c -o $@
+
+$(BUILD)/rulegen: tools/rulegen.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 $(WARN) $(PKG_CFLAGS) tools/rulegen.c -o $@ $(PKG_LIBS) -lstdc++ -lm
+
+$(BUILD)/gen/kb_data.c: $(BUILD)/kbgen $(KB_FILES)
+	@mkdir -p $(@D)
+	$(BUILD)/kbgen -o $@ kb/reference kb/entries/*.kb
+
+$(BUILD)/gen/rules_db.c: $(BUILD)/rulegen $(RULE_FILES)
+	@mkdir -p $(@D)
+	$(BUILD)/rulegen -o $@ rules
+
+$(LIB_OBJ): $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c
+
+$(STATIC): $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+$(SHARED): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libsmtpdiag.so.$(SOVERSION) $(SANFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
+	ln -sf libsmtpdiag.so.$(VERSION) $(BUILD)/libsmtpdiag.so.$(SOVERSION)
+	ln -sf libsmtpdiag.so.$(VERSION) $(BUILD)/libsmtpdiag.so
+
+$(BIN): $(CLI_OBJ) $(STATIC)
+	$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LDLIBS)
+
+$(BUILD)/smtpdiag.pc: smtpdiag.pc.in
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' smtpdiag.pc.in > $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(STATIC)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALLCFLAGS) -Wno-missing-prototypes $< -o $@ $(STATIC) -lcmocka $(LDLIBS)
+
+tests: $(TEST_BIN) $(BIN)
+
+# The test command of the README.
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@BUILD=$(BUILD) sh tests/run.sh
+
+sanitize:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)-san SAN=1 CC=clang CFLAGS="-O1 -g" check
+
+FUZZ_SRC = $(sort $(wildcard fuzz/fuzz_*.c))
+fuzz-build: $(STATIC)
+	@mkdir -p $(BUILD)/fuzz
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  clang $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
+	    $$f $(LIB_SRC) $(GEN_SRC) -o $(BUILD)/fuzz/$$n $(LDLIBS) || exit 1; done
+
+fuzz-replay: deps fuzz-build
+	@sh tests/fuzz-replay.sh $(BUILD)/fuzz
+
+conformance: deps $(BIN)
+	@sh tests/conformance.sh $(BIN)
+
+run: deps $(BIN)
+	@sh tools/run-samples.sh $(BIN)
+
+BENCH_SRC = $(sort $(wildcard bench/*.c))
+bench: $(BIN)
+	@BENCH=1 sh tools/install-deps.sh
+	@for b in bench/*.sh; do [ -f "$$b" ] && BUILD=$(BUILD) sh $$b; done; true
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/smtpdiag
+	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libsmtpdiag.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libsmtpdiag.so.$(SOVERSION)
+	ln -sf libsmtpdiag.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libsmtpdiag.so
+	install -m 644 include/smtpdiag.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/smtpdiag.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 man/smtpdiag.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/smtpdiag $(DESTDIR)$(PREFIX)/lib/libsmtpdiag.* \
+	  $(DESTDIR)$(PREFIX)/include/smtpdiag.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/smtpdiag.pc \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/smtpdiag.1
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-san
+
+.PHONY: all help deps tests check sanitize fuzz-build fuzz-replay conformance run bench install uninstall clean
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

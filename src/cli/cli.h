@@ -1,0 +1,32 @@
+/* cli.h - shared bits of the smtpdiag command-line front end. */
+#ifndef SMTPDIAG_CLI_H
+#define SMTPDIAG_CLI_H
+
+#include <stdio.h>
+#include "smtpdiag.h"
+
+/* Exit statuses (documented in README.md and smtpdiag(1)). */
+enum {
+	EXIT_OK_ = 0,      /* done; every input read */
+	EXIT_SOME_ = 1,    /* done, but some inputs could not be read or decoded */
+	EXIT_USAGE_ = 2,   /* bad usage or bad input: nothing done */
+	EXIT_FAIL_ = 3     /* internal failure (out of memory, I/O on output) */
+};
+
+int cmd_explain(int argc, char **argv);
+int cmd_decode(int argc, char **argv);
+int cmd_scan(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+
+/* Colour: on when stdout is a terminal and NO_COLOR is unset. */
+int cli_color(FILE *f);
+/* Print text wrapped at width, each line prefixed by indent spaces. */
+void cli_wrap(FILE *f, const char *text, int indent, int width);
+/* Same, the cursor already at column col0 on the first line. */
+void cli_wrap_hang(FILE *f, const char *text, int col0, int indent, int width);
+/* Read a whole file (or stdin for "-") into memory; max bytes. Returns 0 or -errno-ish. */
+int cli_read_all(const char *path, size_t max, char **data, size_t *len);
+/* One line on stderr: "smtpdiag: <what>". */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

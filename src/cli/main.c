@@ -1,0 +1,181 @@
+/* main.c - smtpdiag: dispatch to the subcommands. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"usage: smtpdiag COMMAND [OPTIONS] [ARGS]\n"
+	"\n"
+	"What an SMTP failure means and what to do about it.\n"
+	"\n"
+	"commands:\n"
+	"  explain CODE [CODE]   explain a reply code, an enhanced status or a pair\n"
+	"  explain --text TEXT   explain SMTP reply text of one or more lines\n"
+	"  explain --file PATH   find and explain the failure in pasted text or a bounce\n"
+	"  decode PATH...        bounce emails to one verdict per recipient (JSON Lines)\n"
+	"  scan LOG...           delivery failures and deferrals from MTA logs\n"
+	"  serve                 the code reference and bounce analyzer over HTTP\n"
+	"\n"
+	"Run 'smtpdiag COMMAND --help' for a command's options.\n"
+	"Exit status: 0 done, 1 some inputs failed, 2 bad usage or input, 3 internal failure.\n";
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("smtpdiag: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+	return isatty(fileno(f)) && !(nc && *nc);
+}
+
+void cli_wrap_hang(FILE *f, const char *text, int col0, int indent, int width)
+{
+	const char *p = text;
+	int col, first = 1;
+
+	while (*p) {
+		const char *start = p, *brk = NULL;
+		col = first ? col0 : indent;
+		while (*p && *p != '\n' && (col < width || !brk)) {
+			if (*p == ' ')
+				brk = p;
+			if (((unsigned char)*p & 0xc0) != 0x80) /* count characters, not bytes */
+				col++;
+			p++;
+		}
+		if (*p && *p != '\n' && brk)
+			p = brk;
+		fprintf(f, "%*s%.*s\n", first ? 0 : indent, "", (int)(p - start), start);
+		first = 0;
+		while (*p == ' ' || *p == '\n')
+			p++;
+	}
+}
+
+void cli_wrap(FILE *f, const char *text, int indent, int width)
+{
+	fprintf(f, "%*s", indent, "");
+	cli_wrap_hang(f, text, indent, indent, width);
+}
+
+int cli_read_all(const char *path, size_t max, char **data, size_t *len)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	size_t cap = 65536, n = 0;
+	char *buf;
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		if (fd)
+			close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (n == cap) {
+			char *nb;
+			if (cap >= max)
+				break;
+			cap = cap * 2 > max ? max : cap * 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				if (fd)
+					close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			if (fd)
+				close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (fd)
+		close(fd);
+	if (n == cap && cap >= max) {
+		char c;
+		/* one more byte tells whether the input is over the limit */
+		if (strcmp(path, "-") ? 0 : read(0, &c, 1) == 1) {
+			free(buf);
+			return -EFBIG;
+		}
+		if (strcmp(path, "-")) {
+			struct stat sb;
+			if (stat(path, &sb) == 0 && (size_t)sb.st_size > max) {
+				free(buf);
+				return -EFBIG;
+			}
+		}
+	}
+	buf[n] = '\0';
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} cmds[] = {
+		{ "explain", cmd_explain },
+		{ "decode", cmd_decode },
+		{ "scan", cmd_scan },
+		{ "serve", cmd_serve },
+	};
+
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return EXIT_USAGE_;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return EXIT_OK_;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("smtpdiag %s\n", smtpdiag_version());
+		return EXIT_OK_;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name)) {
+			smtpdiag_error err;
+			int rc = smtpdiag_init(&err);
+			if (rc < 0) {
+				cli_err("%s", err.message);
+				return EXIT_FAIL_;
+			}
+			if (rc == 1)
+				cli_err("note: the embedded rule database does not load here; compiled the rules at start");
+			return cmds[i].fn(argc - 1, argv + 1);
+		}
+	cli_err("unknown command '%s' (try 'smtpdiag --help')", argv[1]);
+	return EXIT_USAGE_;
+}

@@ -1,0 +1,14 @@
+/* datetime.h - parse the date-times bounces carry. */
+#ifndef SD_DATETIME_H
+#define SD_DATETIME_H
+
+#include <stdint.h>
+#include "util.h"
+
+/* Parse an RFC 5322 (or ISO 8601) date-time. On success returns 1 and sets *t
+ * (Unix seconds, UTC) and *tzmin (the written zone offset in minutes). */
+int sd_date_parse(sd_str s, int64_t *t, int *tzmin);
+/* "+0900" for 540. */
+void sd_tz_format(int tzmin, char out[6]);
+
+#endif

@@ -1,0 +1,259 @@
+/* decode.c - one email in, one verdict per recipient out. */
+#include "decode.h"
+#include "decode_int.h"
+#include "explain.h"
+#include "reply.h"
+#include "fact.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define SD_FORMAT(name) int sd_fmt_##name(sd_ctx *c);
+#include "formats/formats.def"
+#undef SD_FORMAT
+
+static const struct {
+	const char *name;
+	sd_format_fn fn;
+} formats[] = {
+#define SD_FORMAT(name) { #name, sd_fmt_##name },
+#include "formats/formats.def"
+#undef SD_FORMAT
+};
+
+struct smtpdiag_decoder {
+	unsigned flags;
+	sd_arena arena;
+	sd_classifier *cls;
+	smtpdiag_fact *facts;
+	size_t nfacts;
+};
+
+smtpdiag_decoder *smtpdiag_decoder_new(unsigned flags)
+{
+	smtpdiag_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->flags = flags;
+	sd_arena_init(&d->arena);
+	d->cls = sd_classifier_new();
+	if (!d->cls) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void smtpdiag_decoder_free(smtpdiag_decoder *d)
+{
+	if (!d)
+		return;
+	sd_arena_free(&d->arena);
+	sd_classifier_free(d->cls);
+	free(d);
+}
+
+const smtpdiag_fact *smtpdiag_decoder_fact(const smtpdiag_decoder *d, size_t i)
+{
+	return d && i < d->nfacts ? &d->facts[i] : NULL;
+}
+
+sd_rcpt *sd_ctx_add(sd_ctx *c)
+{
+	sd_rcpt *r;
+
+	if (c->nrcpt >= SD_MAX_RECIPIENTS) {
+		c->limit_hit = 1;
+		return NULL;
+	}
+	r = &c->rcpts[c->nrcpt++];
+	memset(r, 0, sizeof(*r));
+	r->reason = -1;
+	return r;
+}
+
+static void seterr(smtpdiag_error *err, int code, const char *msg)
+{
+	if (!err)
+		return;
+	err->code = code;
+	snprintf(err->message, sizeof(err->message), "%s", msg);
+}
+
+static int run_formats(sd_ctx *c)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		size_t before = c->nrcpt;
+		int n = formats[i].fn(c);
+		if (n < 0)
+			return n;
+		if (n > 0) {
+			for (size_t k = before; k < c->nrcpt; k++)
+				if (!c->rcpts[k].decodedby)
+					c->rcpts[k].decodedby = formats[i].name;
+			return n;
+		}
+	}
+	return 0;
+}
+
+static int want(const sd_ctx *c, const smtpdiag_fact *f)
+{
+	if (!f->recipient[0] && !f->reason[0])
+		return 0;
+	if (f->deliverystatus[0] == '2' && !(c->flags & SMTPDIAG_DECODE_DELIVERED))
+		return 0;
+	if (!strcmp(f->reason, "delivered"))
+		return (c->flags & SMTPDIAG_DECODE_DELIVERED) != 0;
+	if (!strcmp(f->reason, "vacation"))
+		return (c->flags & SMTPDIAG_DECODE_VACATION) != 0;
+	return 1;
+}
+
+int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char *origin,
+		    smtpdiag_error *err)
+{
+	sd_ctx c;
+	char why[200] = "";
+	int rc;
+
+	d->nfacts = 0;
+	d->facts = NULL;
+	sd_arena_reset(&d->arena);
+	if (!msg || !len) {
+		seterr(err, SMTPDIAG_EINVAL, "empty input");
+		return SMTPDIAG_EINVAL;
+	}
+	if (len > SD_MAX_MESSAGE) {
+		seterr(err, SMTPDIAG_ELIMIT, "message larger than 64 MiB (SD_MAX_MESSAGE)");
+		return SMTPDIAG_ELIMIT;
+	}
+	memset(&c, 0, sizeof(c));
+	c.a = &d->arena;
+	c.raw = msg;
+	c.len = len;
+	c.flags = d->flags;
+	c.cls = d->cls;
+	rc = sd_mime_parse(c.a, msg, len, &c.mime, why, sizeof(why));
+	if (rc < 0) {
+		seterr(err, rc, why[0] ? why : smtpdiag_strerror(rc));
+		return rc;
+	}
+	c.top = &c.mime.parts[0];
+	c.from = sd_part_header(c.top, "From");
+	c.subject = sd_part_header(c.top, "Subject");
+	c.date = sd_part_header(c.top, "Date");
+	c.to = sd_part_header(c.top, "To");
+	c.rcpts = sd_arena_alloc(c.a, sizeof(sd_rcpt) * SD_MAX_RECIPIENTS);
+	if (!c.rcpts) {
+		seterr(err, SMTPDIAG_ENOMEM, "out of memory");
+		return SMTPDIAG_ENOMEM;
+	}
+	rc = run_formats(&c);
+	if (rc < 0) {
+		seterr(err, rc, smtpdiag_strerror(rc));
+		return rc;
+	}
+	d->facts = sd_arena_alloc(c.a, sizeof(smtpdiag_fact) * (c.nrcpt ? c.nrcpt : 1));
+	if (!d->facts) {
+		seterr(err, SMTPDIAG_ENOMEM, "out of memory");
+		return SMTPDIAG_ENOMEM;
+	}
+	if (c.nrcpt)
+		sd_ctx_find_original(&c, SD_NULLSTR);
+	for (size_t i = 0; i < c.nrcpt; i++) {
+		sd_fact_fill(&c, &c.rcpts[i], &d->facts[d->nfacts], origin);
+		if (want(&c, &d->facts[d->nfacts]))
+			d->nfacts++;
+	}
+	return (int)d->nfacts;
+}
+
+/* ---- JSON ---- */
+
+static void jk(sd_buf *b, const char *k, int first)
+{
+	if (!first)
+		sd_buf_putc(b, ',');
+	sd_buf_json_cstr(b, k);
+	sd_buf_putc(b, ':');
+}
+
+static void js(sd_buf *b, const char *k, const char *v)
+{
+	jk(b, k, 0);
+	sd_buf_json_cstr(b, v);
+}
+
+void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out)
+{
+	sd_buf *b = (sd_buf *)out;
+
+	sd_buf_putc(b, '{');
+	jk(b, "action", 1);
+	sd_buf_json_cstr(b, f->action);
+	js(b, "addresser", f->addresser);
+	js(b, "alias", f->alias);
+	js(b, "decodedby", f->decodedby);
+	js(b, "deliverystatus", f->deliverystatus);
+	js(b, "destination", f->destination);
+	js(b, "diagnosticcode", f->diagnosticcode);
+	js(b, "diagnostictype", f->diagnostictype);
+	js(b, "feedbackid", f->feedbackid);
+	js(b, "feedbacktype", f->feedbacktype);
+	jk(b, "hardbounce", 0);
+	sd_buf_puts(b, f->hardbounce ? "true" : "false");
+	js(b, "lhost", f->lhost);
+	js(b, "listid", f->listid);
+	js(b, "messageid", f->messageid);
+	js(b, "origin", f->origin);
+	js(b, "reason", f->reason);
+	js(b, "recipient", f->recipient);
+	js(b, "replycode", f->replycode);
+	js(b, "rhost", f->rhost);
+	js(b, "command", f->command);
+	js(b, "senderdomain", f->senderdomain);
+	js(b, "subject", f->subject);
+	jk(b, "timestamp", 0);
+	sd_buf_printf(b, "%lld", (long long)f->timestamp);
+	js(b, "timezoneoffset", f->timezoneoffset);
+	js(b, "token", f->token);
+	jk(b, "retry", 0);
+	sd_buf_puts(b, f->retry ? "true" : "false");
+	jk(b, "issues", 0);
+	smtpdiag_issues_json(f->issues, out);
+	js(b, "advice", f->advice);
+	sd_buf_putc(b, '}');
+}
+
+/* ---- explain's view of a pasted email ---- */
+
+static _Thread_local smtpdiag_decoder *peek_dec;
+
+int sd_decode_peek(const char *p, size_t n, const smtpdiag_fact **f)
+{
+	int rc;
+
+	*f = NULL;
+	if (!peek_dec)
+		peek_dec = smtpdiag_decoder_new(0);
+	if (!peek_dec)
+		return SMTPDIAG_ENOMEM;
+	rc = smtpdiag_decode(peek_dec, p, n, NULL, NULL);
+	if (rc <= 0)
+		return rc;
+	for (int i = 0; i < rc; i++)
+		if (peek_dec->facts[i].deliverystatus[0] >= '4') {
+			*f = &peek_dec->facts[i];
+			return rc;
+		}
+	*f = &peek_dec->facts[0];
+	return rc;
+}
+
+void sd_decode_peek_done(void)
+{
+	smtpdiag_decoder_free(peek_dec);
+	peek_dec = NULL;
+}

@@ -1,0 +1,13 @@
+/* decode_int.h - decoder internals shared inside the library. */
+#ifndef SD_DECODE_INT_H
+#define SD_DECODE_INT_H
+
+#include "smtpdiag.h"
+
+/* Decode text that may be a whole email with a per-thread decoder and return
+ * the fact that matters most (the first failure). Returns the fact count (0 when
+ * the text is no bounce). *f stays valid until sd_decode_peek_done(). */
+int sd_decode_peek(const char *p, size_t n, const smtpdiag_fact **f);
+void sd_decode_peek_done(void);
+
+#endif

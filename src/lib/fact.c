@@ -1,0 +1,408 @@
+/* fact.c - one recipient record (what a format module read) to one verdict.
+ *
+ * Same steps for every format: clean the diagnostic text, pick the status and
+ * reply code (the Status: field, or the codes in the text), decide the reason,
+ * hard or soft, fill a class-only status when the bounce has none, keep the
+ * reply code only when its class agrees, then the dates and the addresses. */
+#include "fact.h"
+#include "datetime.h"
+#include "explain.h"
+#include "reply.h"
+#include "verdict.h"
+
+#include <stdio.h>
+#include <strings.h>
+
+#define FACT_MAX_DIAG (64u << 10) /* bytes of diagnostic text a verdict keeps */
+
+typedef struct fact_work {
+	sd_ctx *c;
+	const sd_rcpt *r;
+	char status[SD_STATUS_MAX];
+	int replycode;
+	sd_str diag;
+	const char *diagtype;
+	const char *command;
+	const char *action;
+} fact_work;
+
+static const char *cstr(sd_arena *a, sd_str s)
+{
+	char *d;
+
+	s = sd_trim(s);
+	d = sd_arena_strndup(a, s.p ? s.p : "", s.n);
+	return d ? d : "";
+}
+
+static const char *upper(sd_arena *a, sd_str s)
+{
+	char *d = (char *)cstr(a, s);
+
+	for (char *q = d; *q; q++)
+		if (*q >= 'a' && *q <= 'z')
+			*q = (char)(*q - 32);
+	return d;
+}
+
+static int status_valid(sd_str s, char out[SD_STATUS_MAX])
+{
+	sd_status st;
+
+	s = sd_trim(s);
+	out[0] = 0;
+	if (!s.n || sd_status_parse(s.p, s.n, &st) != s.n)
+		return 0;
+	if ((st.cls != 2 && st.cls != 4 && st.cls != 5) || st.subject > 7)
+		return 0;
+	memcpy(out, st.text, SD_STATUS_MAX);
+	return 1;
+}
+
+static int reply_valid(sd_str s)
+{
+	int c;
+
+	s = sd_trim(s);
+	if (s.n != 3 || !sd_isdigit((unsigned char)s.p[0]) || !sd_isdigit((unsigned char)s.p[1]) ||
+	    !sd_isdigit((unsigned char)s.p[2]))
+		return 0;
+	c = (s.p[0] - '0') * 100 + (s.p[1] - '0') * 10 + (s.p[2] - '0');
+	return sd_replycode_valid(c) ? c : 0;
+}
+
+/* ---- the diagnostic text ---- */
+
+/* Remove "<html> ... </html>" from a text copy. */
+static size_t drop_html(char *d, size_t n)
+{
+	const char *a = sd_memcasemem(d, n, "<html>", 6), *b;
+	size_t tail;
+
+	if (!a || a == d || !(b = sd_memcasemem(a, n - (size_t)(a - d), "</html>", 7)))
+		return n;
+	b += 7;
+	tail = n - (size_t)(b - d);
+	memmove((char *)a + 1, b, tail);
+	*(char *)a = ' ';
+	return (size_t)(a - d) + 1 + tail;
+}
+
+/* Remove every "550-5.1.1" / "550-" / "550 5.1.1" / "550 " repetition of a
+ * multi-line reply, then put "550 5.1.1 " in front when the code remains. */
+static sd_str fold_reply(sd_arena *a, sd_str s, int rc, const char *cs)
+{
+	char pat[4][24], code[4];
+	sd_buf b;
+	sd_str out = s;
+
+	snprintf(code, sizeof(code), "%03d", rc);
+	if (!sd_memmem(s.p, s.n, (char[]){ code[0], code[1], code[2], '-' }, 4))
+		return s;
+	snprintf(pat[0], sizeof(pat[0]), "%s-%s", code, cs);
+	snprintf(pat[1], sizeof(pat[1]), "%s-", code);
+	snprintf(pat[2], sizeof(pat[2]), "%s %s", code, cs);
+	snprintf(pat[3], sizeof(pat[3]), "%s ", code);
+	sd_buf_init(&b);
+	sd_buf_put(&b, s.p, s.n);
+	for (int i = 0; i < 4 && !b.oom; i++) {
+		size_t k = strlen(pat[i]), w = 0;
+		for (size_t r = 0; r < b.len;) {
+			if (r + k <= b.len && !memcmp(b.data + r, pat[i], k) && (i % 2 || cs[0])) {
+				r += k;
+				continue;
+			}
+			b.data[w++] = b.data[r++];
+		}
+		b.len = w;
+	}
+	if (!b.oom && sd_memmem(b.data, b.len, code, 3)) {
+		sd_buf tmp;
+		sd_buf_init(&tmp);
+		sd_buf_printf(&tmp, "%s %s ", code, cs);
+		sd_buf_put(&tmp, b.data, b.len);
+		sd_buf_free(&b);
+		b = tmp;
+	}
+	if (!b.oom)
+		out = (sd_str){ sd_arena_strndup(a, b.data, b.len), b.len };
+	sd_buf_free(&b);
+	return out.p ? out : s;
+}
+
+static sd_str clean_diag(sd_arena *a, sd_str s)
+{
+	char *d;
+	size_t n;
+
+	s = sd_trim(s);
+	if (!s.n)
+		return (sd_str){ "", 0 };
+	if (s.n > FACT_MAX_DIAG)
+		s.n = FACT_MAX_DIAG;
+	if (!sd_memcasemem(s.p, s.n, "<html>", 6))
+		return dsn_sweep(a, s);
+	d = sd_arena_strndup(a, s.p, s.n);
+	if (!d)
+		return dsn_sweep(a, s);
+	n = drop_html(d, s.n);
+	return dsn_sweep(a, (sd_str){ d, n });
+}
+
+/* Status and reply code from the record and the text. */
+static void pick_codes(fact_work *w)
+{
+	char given[SD_STATUS_MAX], found[SD_STATUS_MAX];
+	const char *best;
+	int cr;
+
+	status_valid(w->r->status, given);
+	w->replycode = reply_valid(w->r->replycode);
+	w->diag = clean_diag(w->c->a, w->r->diagnostic);
+	sd_vd_status_find(w->diag.p, w->diag.n, 0, found);
+	cr = sd_vd_reply_find(w->diag.p, w->diag.n, found[0]);
+	best = sd_vd_prefer(given, found, cr);
+	memcpy(w->status, best, SD_STATUS_MAX);
+	w->status[SD_STATUS_MAX - 1] = 0;
+	if (!cr)
+		return;
+	if (!w->replycode)
+		w->replycode = cr;
+	w->diag = fold_reply(w->c->a, w->diag, cr, found);
+	w->diag = dsn_sweep(w->c->a, w->diag);
+}
+
+/* ---- the verdict ---- */
+
+static const char *domain_of(const char *addr)
+{
+	const char *at = strrchr(addr, '@');
+	return at ? at + 1 : "";
+}
+
+static int decide(fact_work *w, smtpdiag_fact *f)
+{
+	sd_vd_in in;
+
+	memset(&in, 0, sizeof(in));
+	in.reason = w->r->reason;
+	in.status = w->status;
+	in.replycode = w->replycode;
+	in.diag = w->diag.p;
+	in.diagn = w->diag.n;
+	in.diagtype = w->diagtype;
+	in.command = w->command;
+	in.action = w->action;
+	in.rhost = f->rhost;
+	in.lhost = f->lhost;
+	in.destination = f->destination;
+	return sd_vd_reason(w->c->cls, &in);
+}
+
+static const char *action_norm(sd_arena *a, sd_str v)
+{
+	static const struct {
+		const char *in, *out;
+	} map[] = { { "failed", "failed" }, { "failure", "failed" }, { "fail", "failed" },
+		    { "delayed", "delayed" }, { "expired", "delayed" }, { "delivered", "delivered" },
+		    { "deliverable", "delivered" }, { "expanded", "expanded" }, { "relayed", "relayed" } };
+
+	v = sd_trim(v);
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (sd_str_caseeq(v, map[i].in))
+			return map[i].out;
+	return cstr(a, v);
+}
+
+/* No status in the bounce: the class only ("5.0.0"), never a detail we would
+ * have to invent. Empty for feedback, auto-replies, and soft "user unknown". */
+static const char *class_status(const fact_work *w, int reason)
+{
+	char buf[8];
+	size_t n;
+	int temp;
+
+	if (reason == SD_R_feedback || reason == SD_R_vacation || reason == SD_R_delivered)
+		return "";
+	n = (size_t)snprintf(buf, sizeof(buf), "%03d ", w->replycode);
+	temp = w->replycode ? sd_vd_is_temporary(buf, n) : 0;
+	if (!temp)
+		temp = sd_vd_is_temporary(w->diag.p, w->diag.n);
+	if (temp && (reason == SD_R_userunknown || reason == SD_R_hostunknown || reason == SD_R_hasmoved))
+		return "";
+	return temp ? "4.0.0" : "5.0.0";
+}
+
+/* Keep the reply code only when its class agrees with the status. */
+static int fix_reply(const fact_work *w, const char *status)
+{
+	int rc = w->replycode;
+
+	if (!status[0] && !rc)
+		return 0;
+	if (status[0] && rc && status[0] == '0' + rc / 100)
+		return rc;
+	if (!status[0])
+		return rc;
+	rc = sd_vd_reply_find(w->diag.p, w->diag.n, status[0]);
+	return rc / 100 == status[0] - '0' ? rc : 0;
+}
+
+static void set_time(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f)
+{
+	sd_str cand[3] = { r->date, c->orig.date, c->date };
+	char tz[6];
+	int64_t t;
+	int z;
+
+	f->timestamp = 0;
+	f->timezoneoffset = "+0000";
+	for (int i = 0; i < 3; i++)
+		if (sd_date_parse(sd_trim(cand[i]), &t, &z)) {
+			f->timestamp = t;
+			sd_tz_format(z, tz);
+			f->timezoneoffset = sd_arena_strndup(c->a, tz, 5);
+			if (!f->timezoneoffset)
+				f->timezoneoffset = "+0000";
+			return;
+		}
+}
+
+static void set_addresses(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f)
+{
+	sd_str from = sd_addr_clean(c->orig.from);
+	const char *mid;
+
+	if (!sd_is_address(from))
+		from = sd_addr_clean(c->to);
+	f->recipient = cstr(c->a, sd_addr_clean(r->recipient));
+	f->alias = cstr(c->a, sd_addr_clean(r->alias));
+	if (!strcasecmp(f->alias, f->recipient))
+		f->alias = "";
+	f->addresser = sd_is_address(from) ? cstr(c->a, from) : "";
+	f->senderdomain = domain_of(f->addresser);
+	f->destination = domain_of(f->recipient);
+	mid = cstr(c->a, c->orig.messageid);
+	if (*mid == '<') {
+		size_t n = strlen(mid);
+		mid = sd_arena_strndup(c->a, mid + 1, n > 1 && mid[n - 1] == '>' ? n - 2 : n - 1);
+	}
+	f->messageid = mid ? mid : "";
+	f->listid = cstr(c->a, sd_addr_clean(c->orig.listid));
+	f->subject = sd_header_text(c->a, c->orig.subject);
+}
+
+static void set_hosts(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f)
+{
+	f->rhost = cstr(c->a, dsn_value(r->rhost));
+	f->lhost = cstr(c->a, dsn_value(r->lhost));
+	if (!strcasecmp(f->lhost, f->rhost))
+		f->lhost = "";
+}
+
+static void prepare(fact_work *w, smtpdiag_fact *f)
+{
+	sd_ctx *c = w->c;
+	const sd_rcpt *r = w->r;
+	const char *cmd;
+
+	pick_codes(w);
+	w->diagtype = upper(c->a, r->diagtype);
+	if (!w->diagtype[0] && r->reason == SD_R_mailererror)
+		w->diagtype = "X-UNIX";
+	else if (!w->diagtype[0] && r->reason != SD_R_feedback && r->reason != SD_R_vacation)
+		w->diagtype = "SMTP";
+	cmd = upper(c->a, r->command);
+	w->command = strlen(cmd) >= 4 ? cmd : "";
+	w->action = action_norm(c->a, r->action);
+	set_addresses(c, r, f);
+	set_hosts(c, r, f);
+}
+
+static const char *code3(sd_arena *a, int rc)
+{
+	char buf[4];
+
+	if (!rc)
+		return "";
+	snprintf(buf, sizeof(buf), "%03d", rc);
+	return sd_arena_strndup(a, buf, 3);
+}
+
+static void finish(fact_work *w, smtpdiag_fact *f, int reason)
+{
+	sd_arena *a = w->c->a;
+	const char *st = w->status[0] ? sd_arena_strndup(a, w->status, strlen(w->status)) : "";
+	sd_status ps;
+
+	if (!st[0])
+		st = class_status(w, reason);
+	if (reason == SD_R_feedback || reason == SD_R_vacation)
+		w->replycode = 0;
+	w->replycode = fix_reply(w, st);
+	f->deliverystatus = st ? st : "";
+	f->replycode = code3(a, w->replycode);
+	f->action = w->action;
+	if (reason == SD_R_delivered)
+		f->action = "delivered";
+	else if (reason == SD_R_expired)
+		f->action = "delayed";
+	else if (!f->action[0] && (st[0] == '4' || st[0] == '5'))
+		f->action = "failed";
+	memset(&ps, 0, sizeof(ps));
+	if (st[0])
+		sd_status_parse(st, strlen(st), &ps);
+	f->issues = sd_code_issues(w->replycode, st[0] ? &ps : NULL, w->diag.p, w->diag.n, NULL);
+}
+
+static void set_advice(smtpdiag_fact *f, int reason)
+{
+	int cls = f->deliverystatus[0] ? f->deliverystatus[0] - '0' : 5;
+
+	f->retry = cls == 4 || reason == SD_R_mailboxfull || reason == SD_R_systemfull ||
+		   reason == SD_R_ratelimited || reason == SD_R_networkerror;
+	if (reason == SD_R_expired || reason == SD_R_delivered || reason == SD_R_vacation ||
+	    reason == SD_R_feedback || f->hardbounce)
+		f->retry = 0;
+	if (reason == SD_R_delivered || reason == SD_R_vacation)
+		f->advice = "none";
+	else if (cls == 4 && !f->hardbounce)
+		f->advice = "retry";
+	else
+		f->advice = sd_reason_advice(reason);
+}
+
+void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *origin)
+{
+	fact_work w;
+	int reason;
+	char hv[SD_STATUS_MAX + 2];
+	sd_buf hb;
+
+	memset(&w, 0, sizeof(w));
+	memset(f, 0, sizeof(*f));
+	w.c = c;
+	w.r = r;
+	prepare(&w, f);
+	reason = decide(&w, f);
+	finish(&w, f, reason);
+	sd_buf_init(&hb);
+	snprintf(hv, sizeof(hv), "%s ", w.status);
+	sd_buf_puts(&hb, hv);
+	sd_buf_put(&hb, w.diag.p, w.diag.n);
+	f->hardbounce = sd_vd_hard(reason, hb.data ? hb.data : "", hb.len > 4 ? hb.len : 0);
+	sd_buf_free(&hb);
+	f->reason = sd_reason_name(reason);
+	f->decodedby = r->decodedby ? r->decodedby : "";
+	f->diagnosticcode = cstr(c->a, w.diag);
+	f->diagnostictype = w.diagtype;
+	f->command = w.command;
+	f->feedbackid = "";
+	f->feedbacktype = cstr(c->a, r->feedbacktype);
+	f->origin = origin ? sd_arena_strndup(c->a, origin, strlen(origin)) : "";
+	if (!f->origin)
+		f->origin = "";
+	f->token = "";
+	set_time(c, r, f);
+	set_advice(f, reason);
+}

@@ -1,0 +1,110 @@
+/* mta.h - helpers shared by the MTA format modules (postfix.c, sendmail.c, exim.c, ...).
+ *
+ * Every function works on slices (sd_str) and never relies on a NUL. Text made
+ * here (joined or unfolded lines) lives in the context's arena. */
+#ifndef SD_FORMATS_MTA_H
+#define SD_FORMATS_MTA_H
+
+#include "decode.h"
+
+/* Prototypes of every format module. */
+#define SD_FORMAT(name) int sd_fmt_##name(sd_ctx *c);
+#include "formats/formats.def"
+#undef SD_FORMAT
+
+#define MTA_MAX_TEXT 4096   /* bytes of diagnostic text kept for one recipient */
+#define MTA_MAX_SCAN 65536  /* bytes of a bounce's text the line readers look at */
+
+/* ---- slices ---- */
+
+/* Does s contain lit (ASCII case-insensitive)? */
+int mta_has(sd_str s, const char *lit);
+/* Does s start with lit (case-insensitive), after leading blanks when skipws? */
+int mta_starts(sd_str s, const char *lit);
+/* The part of s from the first lit on (case-insensitive); SD_NULLSTR if absent. */
+sd_str mta_find(sd_str s, const char *lit);
+/* The part of s after the first lit; SD_NULLSTR if absent. */
+sd_str mta_after(sd_str s, const char *lit);
+/* s cut before the first lit (s itself when absent). */
+sd_str mta_before(sd_str s, const char *lit);
+/* s without its first k bytes (k <= s.n). */
+sd_str mta_skip(sd_str s, size_t k);
+/* Is the line blank (only spaces / tabs)? */
+int mta_blank(sd_str line);
+
+/* ---- headers of the bounce ---- */
+
+/* Raw value of a top-level header field, SD_NULLSTR when absent. */
+sd_str mta_hdr(const sd_ctx *c, const char *name);
+/* Does the field exist and contain lit? */
+int mta_hdr_has(const sd_ctx *c, const char *name, const char *lit);
+/* Does the field value (leading blanks skipped) start with lit? */
+int mta_hdr_starts(const sd_ctx *c, const char *name, const char *lit);
+/* Does any Received field contain lit? */
+int mta_received_has(const sd_ctx *c, const char *lit);
+
+/* ---- parts ---- */
+
+/* First part of this content type that is not inside a returned message. */
+const sd_part *mta_part(const sd_ctx *c, const char *ctype);
+/* Header field of the returned message (message/rfc822 or headers part). */
+sd_str mta_orig_header(const sd_ctx *c, const char *name);
+/* The bounce's human-readable text: first text/plain part outside the returned
+ * message, else the top body; decoded, at most MTA_MAX_SCAN bytes. */
+sd_str mta_body(sd_ctx *c);
+
+/* ---- text building ---- */
+
+/* Join a and b with one space (either may be empty); arena. */
+sd_str mta_join(sd_arena *a, sd_str x, sd_str y);
+/* Collapse runs of blanks and line ends into one space and trim; arena. */
+sd_str mta_squeeze(sd_arena *a, sd_str s);
+
+/* Remove one level of "> " quoting from each line (forwarded bounces); arena. */
+sd_str mta_unquote(sd_arena *a, sd_str s);
+
+/* ---- addresses and commands ---- */
+
+/* First e-mail address in s: "<a@b>" or a bare a@b token; SD_NULLSTR if none. */
+sd_str mta_addr(sd_str s);
+/* Does s (trimmed, <> removed) look like one address a@b? */
+int mta_is_addr(sd_str s);
+/* SMTP command named in a text ("in reply to RCPT TO command", "after RCPT TO",
+ * ">>> DATA", "end of data"); SD_NULLSTR if none. The result is a literal. */
+sd_str mta_command(sd_str s);
+/* Command at the start of a line like "RCPT TO:<..>" or "MAIL FROM:"; literal. */
+sd_str mta_command_word(sd_str s);
+
+/* ---- RFC 3464 fields ---- */
+
+/* Read the delivery-status fields in text (a message/delivery-status body or
+ * fields embedded in a text part) and append one record per recipient.
+ * Returns the number added or a negative code. */
+int mta_dsn_read(sd_ctx *c, sd_str text);
+/* mta_dsn_read() on the first message/delivery-status part; 0 when none. */
+int mta_dsn(sd_ctx *c);
+
+/* mta_dsn_read() on delivery-status fields quoted in a text (a forwarded
+ * bounce): from "message/delivery-status" to the returned message. */
+int mta_dsn_inline(sd_ctx *c, sd_str text);
+
+/* Recipient record for addr, found among records [from, c->nrcpt) (case-
+ * insensitive), or NULL. */
+sd_rcpt *mta_rcpt_find(sd_ctx *c, size_t from, sd_str addr);
+
+/* When r's status is empty or X.0.0 and text holds a more precise one, take it;
+ * the same for the reply code (empty or X00). Returns 1 when one was taken. */
+int mta_take_codes(sd_arena *a, sd_rcpt *r, sd_str text);
+
+/* Read "<addr>:" lines each followed by lines of error text (qmail's format),
+ * from the line after one holding a starts[] text (from the top when starts
+ * is NULL) up to a line holding an ends[] text. Appends one record per
+ * address (recipient, joined diagnostic). Returns the offset in body where
+ * the returned message begins (body.n when no end marker was found). */
+size_t mta_angle_blocks(sd_ctx *c, sd_str body, const char *const *starts, const char *const *ends);
+
+/* A local delivery program failed ("Diagnostic-Code: X-Unix; ..."): when no
+ * reason rule matches its text, the reason is mailererror. */
+void mta_unix_reason(sd_ctx *c, sd_rcpt *r);
+
+#endif

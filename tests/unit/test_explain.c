@@ -1,0 +1,178 @@
+/* test_explain.c - explain: codes, pairs, texts; flags; bad input. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "smtpdiag.h"
+
+#define NS SMTPDIAG_ISSUE_NONSTANDARD_REPLY
+#define UR SMTPDIAG_ISSUE_UNREGISTERED_STATUS
+#define VR SMTPDIAG_ISSUE_VENDOR_REDEFINED
+#define CM SMTPDIAG_ISSUE_CLASS_MISMATCH
+#define NA SMTPDIAG_ISSUE_CLASS_NOT_ALLOWED
+
+static const struct {
+	const char *q;
+	int mode;
+	int replycode;
+	const char *status;
+	smtpdiag_class klass;
+	int retry;
+	unsigned issues;
+	const char *reason;
+	int hard;
+	const char *title_word; /* a word the title must hold, case-insensitive; NULL: any */
+} ok[] = {
+	{ "431", SMTPDIAG_EXPLAIN_CODE, 431, "", SMTPDIAG_CLASS_TRANSIENT, 1, NS, "", 0, NULL },
+	{ "531", SMTPDIAG_EXPLAIN_CODE, 531, "", SMTPDIAG_CLASS_PERMANENT, 0, NS, "", 0, NULL },
+	{ "4.3.1", SMTPDIAG_EXPLAIN_CODE, 0, "4.3.1", SMTPDIAG_CLASS_TRANSIENT, 1, 0, "systemfull", 0, NULL },
+	{ "X.3.1", SMTPDIAG_EXPLAIN_CODE, 0, "X.3.1", SMTPDIAG_CLASS_NONE, 0, 0, "", 0, NULL },
+	{ "5.3.1", SMTPDIAG_EXPLAIN_CODE, 0, "5.3.1", SMTPDIAG_CLASS_PERMANENT, 0, NA, "systemfull", 0, NULL },
+	{ "552 4.3.1", SMTPDIAG_EXPLAIN_CODE, 552, "4.3.1", SMTPDIAG_CLASS_PERMANENT, 0, CM, "systemfull", 0, NULL },
+	{ "552-4.3.1", SMTPDIAG_EXPLAIN_CODE, 552, "4.3.1", SMTPDIAG_CLASS_PERMANENT, 0, CM, "systemfull", 0, NULL },
+	{ "4.3.1 552", SMTPDIAG_EXPLAIN_CODE, 552, "4.3.1", SMTPDIAG_CLASS_PERMANENT, 0, CM, "systemfull", 0, NULL },
+	{ "421 5.7.32", SMTPDIAG_EXPLAIN_CODE, 421, "5.7.32", SMTPDIAG_CLASS_TRANSIENT, 1, CM | UR, "", 0, NULL },
+	{ "4.9.9", SMTPDIAG_EXPLAIN_CODE, 0, "4.9.9", SMTPDIAG_CLASS_TRANSIENT, 1, UR, "", 0, "unknown" },
+	{ "599", SMTPDIAG_EXPLAIN_CODE, 599, "", SMTPDIAG_CLASS_PERMANENT, 0, NS, "", 0, "unknown" },
+	{ "550 5.1.1", SMTPDIAG_EXPLAIN_CODE, 550, "5.1.1", SMTPDIAG_CLASS_PERMANENT, 0, 0, "userunknown", 1, NULL },
+	{ "250", SMTPDIAG_EXPLAIN_CODE, 250, "", SMTPDIAG_CLASS_SUCCESS, 0, 0, "", 0, NULL },
+	{ "354", SMTPDIAG_EXPLAIN_CODE, 354, "", SMTPDIAG_CLASS_INTERMEDIATE, 0, 0, "", 0, NULL },
+	{ "432 4.3.2", SMTPDIAG_EXPLAIN_CODE, 432, "4.3.2", SMTPDIAG_CLASS_TRANSIENT, 1, VR, "", 0, NULL },
+	{ "535 5.7.8", SMTPDIAG_EXPLAIN_CODE, 535, "5.7.8", SMTPDIAG_CLASS_PERMANENT, 0, 0, "securityerror", 0, NULL },
+	{ "550-5.1.1 The email account that you tried to reach does not exist.\r\n550 5.1.1 Please try again.",
+	  SMTPDIAG_EXPLAIN_TEXT, 550, "5.1.1", SMTPDIAG_CLASS_PERMANENT, 0, 0, "userunknown", 1, NULL },
+	{ "450 4.2.1 The user you are trying to contact is receiving mail too quickly. Please resend later.",
+	  SMTPDIAG_EXPLAIN_TEXT, 450, "4.2.1", SMTPDIAG_CLASS_TRANSIENT, 1, VR, "ratelimited", 0, NULL },
+	{ "431 4.3.1 STOREDRV; mailbox disk is full", SMTPDIAG_EXPLAIN_TEXT, 431, "4.3.1",
+	  SMTPDIAG_CLASS_TRANSIENT, 1, NS, "systemfull", 0, NULL },
+	{ "postfix/smtp[1]: ABC: to=<bob@example.org>, relay=mx.example.org[192.0.2.7]:25, dsn=5.1.1, "
+	  "status=bounced (host mx.example.org[192.0.2.7] said: 550 5.1.1 <bob@example.org>: Recipient address rejected: User unknown (in reply to RCPT TO command))",
+	  SMTPDIAG_EXPLAIN_FILE, 550, "5.1.1", SMTPDIAG_CLASS_PERMANENT, 0, 0, "userunknown", 1, NULL },
+};
+
+static void test_ok(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		smtpdiag_explanation *e = NULL;
+		smtpdiag_error err = { 0, "" };
+		int rc = smtpdiag_explain(ok[i].q, strlen(ok[i].q), ok[i].mode, &e, &err);
+		if (rc != 0)
+			fail_msg("%s: %s", ok[i].q, err.message);
+		assert_int_equal(e->replycode, ok[i].replycode);
+		assert_string_equal(e->status, ok[i].status);
+		if (e->klass != ok[i].klass)
+			fail_msg("%s: class %d", ok[i].q, e->klass);
+		assert_int_equal(e->retry, ok[i].retry);
+		if (e->issues != ok[i].issues)
+			fail_msg("%s: issues %#x want %#x", ok[i].q, e->issues, ok[i].issues);
+		assert_int_equal(e->standard, ok[i].issues == 0);
+		if (strcmp(e->reason, ok[i].reason))
+			fail_msg("%s: reason '%s' want '%s'", ok[i].q, e->reason, ok[i].reason);
+		assert_int_equal(e->hardbounce, ok[i].hard);
+		assert_non_null(e->title);
+		assert_true(strlen(e->title) > 3);
+		assert_true(strlen(e->short_answer) > 20);
+		assert_true(strlen(e->meaning) > 20);
+		assert_non_null(e->causes[0]);
+		assert_non_null(e->fixes[0]);
+		assert_true(strlen(e->fixer) > 0);
+		if (ok[i].title_word && !strcasestr(e->title, ok[i].title_word))
+			fail_msg("%s: title '%s' lacks '%s'", ok[i].q, e->title, ok[i].title_word);
+		smtpdiag_buf b = { 0 };
+		smtpdiag_explanation_json(e, &b);
+		assert_false(b.oom);
+		assert_true(b.len > 100 && b.data[0] == '{' && b.data[b.len - 1] == '}');
+		smtpdiag_buf_free(&b);
+		smtpdiag_explanation_free(e);
+	}
+}
+
+static void test_seed_facts(void **state)
+{
+	smtpdiag_explanation *e;
+	smtpdiag_buf b = { 0 };
+
+	(void)state;
+	assert_int_equal(smtpdiag_explain("431", 3, SMTPDIAG_EXPLAIN_CODE, &e, NULL), 0);
+	smtpdiag_explanation_json(e, &b);
+	assert_non_null(strstr(b.data, "STOREDRV"));
+	assert_non_null(strstr(b.data, "452"));
+	assert_non_null(strstr(b.data, "15004"));
+	assert_non_null(strstr(e->fixer, "recipient-admin"));
+	smtpdiag_buf_free(&b);
+	smtpdiag_explanation_free(e);
+
+	assert_int_equal(smtpdiag_explain("531", 3, SMTPDIAG_EXPLAIN_CODE, &e, NULL), 0);
+	smtpdiag_explanation_json(e, &b);
+	assert_non_null(strstr(b.data, "535"));
+	assert_non_null(strstr(b.data, "530"));
+	assert_non_null(strstr(b.data, "RFC 4954"));
+	assert_non_null(strstr(b.data, "587"));
+	assert_non_null(strstr(b.data, "465"));
+	assert_non_null(strstr(b.data, "RFC 8314"));
+	smtpdiag_buf_free(&b);
+	smtpdiag_explanation_free(e);
+}
+
+static void test_bad(void **state)
+{
+	static const struct {
+		const char *q;
+		size_t len; /* 0: strlen */
+		int mode, rc;
+	} bad[] = {
+		{ "", 0, SMTPDIAG_EXPLAIN_CODE, SMTPDIAG_EINVAL },
+		{ "   ", 0, SMTPDIAG_EXPLAIN_CODE, SMTPDIAG_EINVAL },
+		{ "6.1.1", 0, SMTPDIAG_EXPLAIN_CODE, SMTPDIAG_EINVAL },
+		{ "131", 0, SMTPDIAG_EXPLAIN_CODE, SMTPDIAG_EINVAL },
+		{ "hello", 0, SMTPDIAG_EXPLAIN_CODE, SMTPDIAG_EINVAL },
+		{ "550 551", 0, SMTPDIAG_EXPLAIN_CODE, SMTPDIAG_EINVAL },
+		{ "550 5.1.1 4.2.2", 0, SMTPDIAG_EXPLAIN_CODE, SMTPDIAG_EINVAL },
+		{ "5.1", 0, SMTPDIAG_EXPLAIN_CODE, SMTPDIAG_EINVAL },
+		{ "ab\0cd", 5, SMTPDIAG_EXPLAIN_TEXT, SMTPDIAG_EINVAL },
+		{ "nothing to see here", 0, SMTPDIAG_EXPLAIN_TEXT, SMTPDIAG_ENOTFOUND },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		smtpdiag_explanation *e = (void *)1;
+		smtpdiag_error err = { 0, "" };
+		size_t len = bad[i].len ? bad[i].len : strlen(bad[i].q);
+		int rc = smtpdiag_explain(bad[i].q, len, bad[i].mode, &e, &err);
+		if (rc != bad[i].rc)
+			fail_msg("'%s': rc %d want %d", bad[i].q, rc, bad[i].rc);
+		assert_null(e);
+		assert_true(strlen(err.message) > 5);
+	}
+}
+
+static void test_limit(void **state)
+{
+	size_t n = SMTPDIAG_MAX_QUERY + 1;
+	char *big = malloc(n);
+	smtpdiag_explanation *e;
+	smtpdiag_error err = { 0, "" };
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'a', n);
+	assert_int_equal(smtpdiag_explain(big, n, SMTPDIAG_EXPLAIN_FILE, &e, &err), SMTPDIAG_ELIMIT);
+	assert_non_null(strstr(err.message, "1 MiB"));
+	free(big);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ok),
+		cmocka_unit_test(test_seed_facts),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_limit),
+	};
+	return cmocka_run_group_tests_name("explain", tests, NULL, NULL);
+}

@@ -1,0 +1,120 @@
+/* test_kb.c - the knowledge base covers every code of the reference tables. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kb.h"
+#include "smtpdiag.h"
+#include "explain.h"
+
+static void test_reply_codes_covered(void **state)
+{
+	char key[8];
+	size_t missing = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sd_kb_nreplies; i++) {
+		snprintf(key, sizeof(key), "%d", sd_kb_replies[i].code);
+		if (!sd_kb_find_entry(key)) {
+			print_message("no entry for reply code %s\n", key);
+			missing++;
+		}
+	}
+	print_message("reply-codes.tsv: %zu of %zu codes have an entry\n", sd_kb_nreplies - missing, sd_kb_nreplies);
+	assert_int_equal(missing, 0);
+}
+
+static void test_statuses_covered(void **state)
+{
+	size_t missing = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sd_kb_nstatuses; i++)
+		if (!sd_kb_find_entry(sd_kb_statuses[i].code)) {
+			print_message("no entry for %s\n", sd_kb_statuses[i].code);
+			missing++;
+		}
+	print_message("enhanced-status-codes.tsv: %zu of %zu codes have an entry\n", sd_kb_nstatuses - missing, sd_kb_nstatuses);
+	assert_int_equal(missing, 0);
+}
+
+static void test_nonstandard_covered(void **state)
+{
+	char key[8];
+	size_t missing = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sd_kb_nnonstds; i++) {
+		snprintf(key, sizeof(key), "%d", sd_kb_nonstds[i].code);
+		if (!sd_kb_find_entry(key)) {
+			print_message("no entry for non-standard %s\n", key);
+			missing++;
+		}
+	}
+	print_message("nonstandard-reply-codes.tsv: %zu of %zu codes have an entry\n", sd_kb_nnonstds - missing, sd_kb_nnonstds);
+	assert_int_equal(missing, 0);
+}
+
+/* Every vendor row is explained with meaning, class, retry, who acts, a fix and
+ * the source when its text is given to explain. */
+static void test_vendor_rows_explained(void **state)
+{
+	size_t ok = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sd_kb_nvendors; i++) {
+		const sd_kb_vendor *v = &sd_kb_vendors[i];
+		char q[600];
+		smtpdiag_explanation *e;
+		smtpdiag_error err;
+		if (v->replycode)
+			snprintf(q, sizeof(q), "%d %s %s", v->replycode, v->status, v->snippet);
+		else
+			snprintf(q, sizeof(q), "%s %s", v->status, v->snippet);
+		if (!v->replycode && (!v->status[0] || !strcmp(v->status, "n/a")))
+			continue; /* a row with no code: nothing to explain by code */
+		if (smtpdiag_explain(q, strlen(q), SMTPDIAG_EXPLAIN_TEXT, &e, &err) != 0) {
+			print_message("vendor row %zu (%s): %s\n", i, q, err.message);
+			continue;
+		}
+		if (e->meaning[0] && e->fixer[0] && e->fixes[0] && e->klass != SMTPDIAG_CLASS_NONE)
+			ok++;
+		smtpdiag_explanation_free(e);
+	}
+	print_message("vendor-enhanced-codes.tsv: %zu of %zu rows explained\n", ok, sd_kb_nvendors);
+	assert_true(ok * 100 >= sd_kb_nvendors * 95);
+}
+
+static void test_entries_well_formed(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sd_kb_nentries; i++) {
+		const sd_kb_entry *e = &sd_kb_entries[i];
+		assert_non_null(e->causes[0]);
+		assert_non_null(e->fixes[0]);
+		assert_non_null(e->faq_q[0]);
+		assert_non_null(e->refs[0]);
+		if (i)
+			assert_true(strcmp(sd_kb_entries[i - 1].key, e->key) < 0); /* sorted for bsearch */
+	}
+	assert_true(smtpdiag_code_count() == sd_kb_nentries);
+	for (size_t i = 0; i < smtpdiag_code_count(); i++)
+		assert_non_null(smtpdiag_code_at(i)->title);
+	assert_null(smtpdiag_code_at(smtpdiag_code_count()));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reply_codes_covered),
+		cmocka_unit_test(test_statuses_covered),
+		cmocka_unit_test(test_nonstandard_covered),
+		cmocka_unit_test(test_vendor_rows_explained),
+		cmocka_unit_test(test_entries_well_formed),
+	};
+	return cmocka_run_group_tests_name("kb", tests, NULL, NULL);
+}

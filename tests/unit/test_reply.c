@@ -1,0 +1,137 @@
+/* test_reply.c - reply grammar, status grammar, and finding codes in text. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "reply.h"
+#include "smtpdiag.h"
+
+static void test_status_parse(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t consumed;
+		int cls, sub, det;
+	} t[] = {
+		{ "5.1.1", 5, 5, 1, 1 },
+		{ "4.7.500", 7, 4, 7, 500 },
+		{ "2.0.0 ok", 5, 2, 0, 0 },
+		{ "5.1.1.1", 0, 0, 0, 0 },      /* an IP address, not a status */
+		{ "5.1.1234", 0, 0, 0, 0 },     /* detail of four digits */
+		{ "5.1", 0, 0, 0, 0 },
+		{ "5..1", 0, 0, 0, 0 },
+		{ "5.1.1a", 0, 0, 0, 0 },
+		{ "6.1.1", 5, 6, 1, 1 },        /* parsed; callers reject class 6 */
+		{ "5.123.456", 9, 5, 123, 456 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		sd_status st;
+		size_t n = sd_status_parse(t[i].in, strlen(t[i].in), &st);
+		assert_int_equal(n, t[i].consumed);
+		if (n) {
+			assert_int_equal(st.cls, t[i].cls);
+			assert_int_equal(st.subject, t[i].sub);
+			assert_int_equal(st.detail, t[i].det);
+		}
+	}
+}
+
+static void test_reply_parse(void **state)
+{
+	static const struct {
+		const char *in;
+		int rc, code;
+		const char *status, *text;
+	} t[] = {
+		{ "550 5.1.1 User unknown", 0, 550, "5.1.1", "User unknown" },
+		{ "550-5.1.1 The email account that you tried to reach does not exist.\r\n"
+		  "550-5.1.1 Please try double-checking the recipient's email\r\n"
+		  "550 5.1.1 address for typos.", 0, 550, "5.1.1",
+		  "The email account that you tried to reach does not exist. Please try double-checking the recipient's email address for typos." },
+		{ "421 Service not available\n", 0, 421, "", "Service not available" },
+		{ "250 OK", 0, 250, "", "OK" },
+		{ "550-first\n451 second", SMTPDIAG_EPARSE, 0, "", "" },  /* codes differ */
+		{ "hello world", SMTPDIAG_EPARSE, 0, "", "" },
+		{ "55 short", SMTPDIAG_EPARSE, 0, "", "" },
+		{ "550x no space", SMTPDIAG_EPARSE, 0, "", "" },
+		{ "550 5.1.1 done\nextra line", SMTPDIAG_EPARSE, 0, "", "" },
+		{ "452 4.3.1 Insufficient system resources", 0, 452, "4.3.1", "Insufficient system resources" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		sd_reply r;
+		sd_buf text;
+		sd_buf_init(&text);
+		int rc = sd_reply_parse(t[i].in, strlen(t[i].in), &r, &text);
+		assert_int_equal(rc, t[i].rc);
+		if (rc == 0) {
+			assert_int_equal(r.code, t[i].code);
+			assert_string_equal(r.status.text, t[i].status);
+			assert_string_equal(sd_buf_cstr(&text), t[i].text);
+		}
+		sd_buf_free(&text);
+	}
+}
+
+static void test_find_codes(void **state)
+{
+	static const struct {
+		const char *in;
+		int replycode;       /* of the picked pair, 0 none */
+		const char *status;  /* of the picked pair */
+		size_t count;
+	} t[] = {
+		{ "host mx.example.com[192.0.2.1] said: 550 5.1.1 <a@example.com>: Recipient address rejected", 550, "5.1.1", 1 },
+		{ "Diagnostic-Code: smtp; 552 4.3.1 Mailbox full", 552, "4.3.1", 1 },
+		{ "Jan 12 10:11:12 host postfix/smtp[1234]: 4ABC123: to=<a@b.c>, relay=x[192.0.2.1]:25, delay=1.2, dsn=4.2.2, status=deferred", 0, "4.2.2", 1 },
+		{ "Date: Mon, 21 Apr 2025 10:11:12 +0900", 0, "", 0 },
+		{ "Postfix 3.5.6 on 10.1.1.1 port 587 and 465", 0, "", 0 },
+		{ "Exim version 4.94.2 rejected", 0, "", 0 },
+		{ "queue id 550AB12 and 2025-05-12", 0, "", 0 },
+		{ "250 2.0.0 OK then 451 4.7.1 greylisted", 451, "4.7.1", 2 },
+		{ "#5.1.1 no such user", 0, "5.1.1", 1 },
+		{ "421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred", 421, "4.7.0", 1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		sd_found f[16];
+		size_t n = sd_find_codes(t[i].in, strlen(t[i].in), f, 16);
+		int k = sd_pick_code(f, n);
+		assert_int_equal(n, t[i].count);
+		if (t[i].count == 0) {
+			assert_int_equal(k, -1);
+			continue;
+		}
+		assert_true(k >= 0);
+		assert_int_equal(f[k].replycode, t[i].replycode);
+		assert_string_equal(f[k].status.text, t[i].status);
+	}
+}
+
+static void test_replycode_valid(void **state)
+{
+	(void)state;
+	assert_true(sd_replycode_valid(250));
+	assert_true(sd_replycode_valid(554));
+	assert_false(sd_replycode_valid(599)); /* RFC 5321: second digit 0-5 */
+	assert_false(sd_replycode_valid(199));
+	assert_false(sd_replycode_valid(600));
+	assert_false(sd_replycode_valid(587));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_parse),
+		cmocka_unit_test(test_reply_parse),
+		cmocka_unit_test(test_find_codes),
+		cmocka_unit_test(test_replycode_valid),
+	};
+	return cmocka_run_group_tests_name("reply", tests, NULL, NULL);
+}

@@ -1,0 +1,109 @@
+/* test_util.c - buffers, JSON escaping, arena, ASCII helpers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "util.h"
+
+static void test_json_escape(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *out;
+	} t[] = {
+		{ "plain", 5, "\"plain\"" },
+		{ "a\"b\\c", 5, "\"a\\\"b\\\\c\"" },
+		{ "l1\nl2\r\t", 7, "\"l1\\nl2\\r\\t\"" },
+		{ "\x01\x1f", 2, "\"\\u0001\\u001f\"" },
+		{ "caf\xc3\xa9", 5, "\"caf\xc3\xa9\"" },            /* valid UTF-8 kept */
+		{ "bad\xff", 4, "\"bad\xef\xbf\xbd\"" },             /* invalid byte -> U+FFFD */
+		{ "\xe3\x81", 2, "\"\xef\xbf\xbd\xef\xbf\xbd\"" },   /* truncated sequence */
+		{ "\xed\xa0\x80", 3, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" }, /* surrogate */
+		{ "nul\0x", 5, "\"nul\\u0000x\"" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		sd_buf b;
+		sd_buf_init(&b);
+		sd_buf_json_str(&b, t[i].in, t[i].len);
+		assert_string_equal(sd_buf_cstr(&b), t[i].out);
+		sd_buf_free(&b);
+	}
+}
+
+static void test_buf(void **state)
+{
+	sd_buf b;
+
+	(void)state;
+	sd_buf_init(&b);
+	assert_string_equal(sd_buf_cstr(&b), "");
+	for (int i = 0; i < 10000; i++)
+		sd_buf_printf(&b, "%d,", i % 10);
+	assert_int_equal(b.len, 20000);
+	assert_false(b.oom);
+	sd_buf_reset(&b);
+	assert_int_equal(b.len, 0);
+	sd_buf_puts(&b, "x");
+	sd_buf_putc(&b, 'y');
+	assert_string_equal(sd_buf_cstr(&b), "xy");
+	sd_buf_free(&b);
+}
+
+static void test_arena(void **state)
+{
+	sd_arena a;
+	char *s;
+
+	(void)state;
+	sd_arena_init(&a);
+	for (int i = 0; i < 5000; i++) {
+		s = sd_arena_strndup(&a, "hello world", 5);
+		assert_non_null(s);
+		assert_string_equal(s, "hello");
+		assert_int_equal((uintptr_t)s % _Alignof(max_align_t), 0);
+	}
+	assert_non_null(sd_arena_alloc(&a, 200000)); /* larger than a chunk */
+	sd_arena_reset(&a);
+	assert_int_equal(a.used, 0);
+	a.limit = 1000;
+	assert_non_null(sd_arena_alloc(&a, 500));
+	assert_null(sd_arena_alloc(&a, 600)); /* over the limit: NULL, not a crash */
+	sd_arena_free(&a);
+}
+
+static void test_ascii(void **state)
+{
+	sd_str s = sd_trim((sd_str){ "  \tHello \r\n", 11 });
+	unsigned long v = 0;
+	char dst[4];
+
+	(void)state;
+	assert_int_equal(s.n, 5);
+	assert_true(sd_str_caseeq(s, "hello"));
+	assert_true(sd_str_casestarts(s, "HEL"));
+	assert_false(sd_str_caseeq(s, "hell"));
+	assert_non_null(sd_memcasemem("abcDEFg", 7, "def", 3));
+	assert_null(sd_memcasemem("abc", 3, "abcd", 4));
+	assert_int_equal(sd_parse_uint("12345x", 6, 3, &v), 3);
+	assert_int_equal(v, 123);
+	assert_int_equal(sd_parse_uint("x1", 2, 3, &v), 0);
+	assert_int_equal(sd_strlcpy(dst, "abcdef", 6, sizeof(dst)), 3);
+	assert_string_equal(dst, "abc");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_escape),
+		cmocka_unit_test(test_buf),
+		cmocka_unit_test(test_arena),
+		cmocka_unit_test(test_ascii),
+	};
+	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}

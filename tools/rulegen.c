@@ -1,0 +1,287 @@
+/* rulegen - compile rules/ into one serialized Vectorscan database, as C.
+ *
+ * usage: rulegen -o OUT.c RULESDIR
+ * Reads the .rules files of RULESDIR (reason TAB pattern; %order ...) and
+ * RULESDIR/status-reasons.tsv (status TAB reason). Fails on an unknown reason,
+ * a pattern Vectorscan rejects (naming file and line), or a malformed line. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hs.h>
+
+static const char *const reasons[] = {
+#define SD_REASON(name, hard, advice, meaning) #name,
+#include "../src/lib/reasons.def"
+#undef SD_REASON
+};
+#define NREASONS (sizeof(reasons) / sizeof(reasons[0]))
+
+#define MAXPAT 4096
+static char *pats[MAXPAT];
+static unsigned preason[MAXPAT];
+static char *pfile[MAXPAT];
+static int pline[MAXPAT];
+static unsigned npats;
+static int order[NREASONS], norder;
+static char *st_code[512];
+static int st_reason[512], nst;
+static int errors;
+
+static int reason_index(const char *s)
+{
+	for (unsigned i = 0; i < NREASONS; i++)
+		if (!strcmp(reasons[i], s))
+			return (int)i;
+	return -1;
+}
+
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+static void read_order(char *s, const char *file, int ln)
+{
+	char *save = NULL;
+	for (char *t = strtok_r(s, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		int r = reason_index(t);
+		if (r < 0) {
+			fprintf(stderr, "rulegen: %s:%d: unknown reason '%s'\n", file, ln, t);
+			errors++;
+		} else if (norder < (int)NREASONS) {
+			order[norder++] = r;
+		}
+	}
+}
+
+static void read_rules(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *tab;
+	size_t cap = 0;
+	int ln = 0;
+
+	if (!f) {
+		fprintf(stderr, "rulegen: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	while (getline(&line, &cap, f) > 0) {
+		ln++;
+		chomp(line);
+		if (!line[0] || line[0] == '#')
+			continue;
+		if (!strncmp(line, "%order", 6)) {
+			read_order(line + 6, path, ln);
+			continue;
+		}
+		tab = strchr(line, '\t');
+		if (!tab || !tab[1]) {
+			fprintf(stderr, "rulegen: %s:%d: want 'reason<TAB>pattern'\n", path, ln);
+			errors++;
+			continue;
+		}
+		*tab = '\0';
+		int r = reason_index(line);
+		if (r < 0) {
+			fprintf(stderr, "rulegen: %s:%d: unknown reason '%s'\n", path, ln, line);
+			errors++;
+			continue;
+		}
+		if (npats >= MAXPAT) {
+			fprintf(stderr, "rulegen: too many patterns\n");
+			exit(1);
+		}
+		pats[npats] = strdup(tab + 1);
+		preason[npats] = (unsigned)r;
+		pfile[npats] = strdup(path);
+		pline[npats] = ln;
+		npats++;
+	}
+	free(line);
+	fclose(f);
+}
+
+static void read_status(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *tab;
+	size_t cap = 0;
+	int ln = 0;
+
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		ln++;
+		chomp(line);
+		if (!line[0] || line[0] == '#')
+			continue;
+		tab = strchr(line, '\t');
+		if (!tab || reason_index(tab + 1) < 0 || nst >= 512) {
+			fprintf(stderr, "rulegen: %s:%d: want 'status<TAB>reason'\n", path, ln);
+			errors++;
+			continue;
+		}
+		*tab = '\0';
+		st_code[nst] = strdup(line);
+		st_reason[nst++] = reason_index(tab + 1);
+	}
+	free(line);
+	fclose(f);
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void read_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *names[256];
+	int n = 0;
+	char path[4096];
+
+	if (!d) {
+		fprintf(stderr, "rulegen: %s: %s\n", dir, strerror(errno));
+		exit(1);
+	}
+	while ((e = readdir(d)) && n < 256) {
+		size_t l = strlen(e->d_name);
+		if (l > 6 && !strcmp(e->d_name + l - 6, ".rules"))
+			names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof(char *), cmpstr);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		read_rules(path);
+	}
+	snprintf(path, sizeof(path), "%s/status-reasons.tsv", dir);
+	read_status(path);
+}
+
+static void emit_cstr(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(o, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(o, "\\%03o", c);
+		else if (c == '?')
+			fputs("\\?", o);
+		else
+			fputc(c, o);
+	}
+	fputc('"', o);
+}
+
+static unsigned pattern_flags(void)
+{
+	return HS_FLAG_CASELESS | HS_FLAG_DOTALL | HS_FLAG_SINGLEMATCH | HS_FLAG_ALLOWEMPTY;
+}
+
+static hs_database_t *compile_all(void)
+{
+	hs_database_t *db = NULL;
+	hs_compile_error_t *ce = NULL;
+	unsigned *flags = calloc(npats ? npats : 1, sizeof(unsigned));
+	unsigned *ids = calloc(npats ? npats : 1, sizeof(unsigned));
+	hs_platform_info_t plat;
+
+	/* a generic target, so the database loads on any CPU of this architecture */
+	memset(&plat, 0, sizeof(plat));
+	plat.tune = HS_TUNE_FAMILY_GENERIC;
+	plat.cpu_features = 0;
+	for (unsigned i = 0; i < npats; i++) {
+		flags[i] = pattern_flags();
+		ids[i] = i;
+		/* check each pattern alone for a precise error message */
+		if (hs_compile(pats[i], flags[i], HS_MODE_BLOCK, &plat, &db, &ce) != HS_SUCCESS) {
+			fprintf(stderr, "rulegen: %s:%d: %s\n", pfile[i], pline[i], ce->message);
+			hs_free_compile_error(ce);
+			errors++;
+		} else {
+			hs_free_database(db);
+		}
+	}
+	if (errors)
+		return NULL;
+	if (hs_compile_multi((const char *const *)pats, flags, ids, npats, HS_MODE_BLOCK, &plat, &db, &ce) != HS_SUCCESS) {
+		fprintf(stderr, "rulegen: %s\n", ce->message);
+		hs_free_compile_error(ce);
+		return NULL;
+	}
+	free(flags);
+	free(ids);
+	return db;
+}
+
+int main(int argc, char **argv)
+{
+	hs_database_t *db;
+	char *bytes = NULL;
+	size_t len = 0;
+	FILE *o;
+
+	if (argc == 2 && !strcmp(argv[1], "--help")) {
+		puts("usage: rulegen -o OUT.c RULESDIR");
+		return 0;
+	}
+	if (argc != 4 || strcmp(argv[1], "-o")) {
+		fputs("usage: rulegen -o OUT.c RULESDIR\n", stderr);
+		return 2;
+	}
+	read_dir(argv[3]);
+	if (errors)
+		return 1;
+	if (!npats) {
+		fputs("rulegen: no patterns\n", stderr);
+		return 1;
+	}
+	db = compile_all();
+	if (!db || hs_serialize_database(db, &bytes, &len) != HS_SUCCESS)
+		return 1;
+	o = fopen(argv[2], "w");
+	if (!o) {
+		fprintf(stderr, "rulegen: %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	fputs("/* Generated by tools/rulegen from rules/. Do not edit. */\n#include \"rules.h\"\n\n", o);
+	fprintf(o, "const unsigned sd_rules_npatterns = %u;\n", npats);
+	fputs("const char *const sd_rules_patterns[] = {\n", o);
+	for (unsigned i = 0; i < npats; i++) {
+		fputc('\t', o);
+		emit_cstr(o, pats[i]);
+		fputs(",\n", o);
+	}
+	fputs("};\nconst unsigned char sd_rules_reason[] = {\n", o);
+	for (unsigned i = 0; i < npats; i++)
+		fprintf(o, "%u,%s", preason[i], i % 24 == 23 ? "\n" : "");
+	fprintf(o, "};\nconst unsigned sd_rules_flags = %uu;\n", pattern_flags());
+	fprintf(o, "const int sd_rules_norder = %d;\nconst unsigned char sd_rules_order[] = {", norder);
+	for (int i = 0; i < norder; i++)
+		fprintf(o, "%d,", order[i]);
+	fprintf(o, "0};\nconst int sd_rules_nstatus = %d;\nconst sd_status_reason sd_rules_status[] = {\n", nst);
+	for (int i = 0; i < nst; i++) {
+		fputs("\t{ ", o);
+		emit_cstr(o, st_code[i]);
+		fprintf(o, ", %d },\n", st_reason[i]);
+	}
+	fprintf(o, "\t{ \"\", 0 }\n};\nconst size_t sd_rules_dblen = %zu;\n", len);
+	fputs("const unsigned char sd_rules_db[] __attribute__((aligned(64))) = {\n", o);
+	for (size_t i = 0; i < len; i++)
+		fprintf(o, "%u,%s", (unsigned char)bytes[i], i % 24 == 23 ? "\n" : "");
+	fputs("};\n", o);
+	fclose(o);
+	free(bytes);
+	hs_free_database(db);
+	return 0;
+}
