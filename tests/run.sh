@@ -21,6 +21,7 @@ for t in "$BUILD"/tests/test_*; do
 done
 for t in tests/cli/*.sh; do
 	[ -f "$t" ] || continue
+	[ "$(basename "$t")" = lib.sh ] && continue # helpers, not a suite
 	name=$(basename "$t" .sh)
 	out=$(BUILD="$BUILD" sh "$t" 2>&1)
 	rc=$?
