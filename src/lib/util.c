@@ -301,18 +301,36 @@ const char *sd_memmem(const char *h, size_t hn, const char *n, size_t nn)
 
 const char *sd_memcasemem(const char *h, size_t hn, const char *n, size_t nn)
 {
-	int f0, f1;
+	const char *end, *p, *lo, *up;
+	int c0, c1;
 
 	if (nn == 0)
 		return h;
 	if (hn < nn)
 		return NULL;
-	f0 = sd_tolower((unsigned char)n[0]);
-	f1 = f0 >= 'a' && f0 <= 'z' ? f0 - 32 : f0;
-	for (size_t i = 0; i + nn <= hn; i++) {
-		int c = (unsigned char)h[i];
-		if ((c == f0 || c == f1) && sd_memcaseeq(h + i + 1, n + 1, nn - 1))
-			return h + i;
+	c0 = sd_tolower((unsigned char)n[0]);
+	c1 = c0 >= 'a' && c0 <= 'z' ? c0 - 32 : c0;
+	end = h + hn - nn + 1; /* last possible start + 1 */
+	p = h;
+	lo = up = NULL; /* next occurrence of each case at or after p; end when none */
+	while (p < end) {
+		/* the nearer of the two cases of the first byte (memchr is vectorised) */
+		if (!lo || (lo < p && lo != end))
+			lo = memchr(p, c0, (size_t)(end - p));
+		if (!lo)
+			lo = end;
+		if (c1 == c0)
+			up = end;
+		else if (!up || (up < p && up != end))
+			up = memchr(p, c1, (size_t)(end - p));
+		if (!up)
+			up = end;
+		p = lo < up ? lo : up;
+		if (p == end)
+			return NULL;
+		if (sd_memcaseeq(p + 1, n + 1, nn - 1))
+			return p;
+		p++;
 	}
 	return NULL;
 }

@@ -90,6 +90,17 @@ static void test_ascii(void **state)
 	assert_false(sd_str_caseeq(s, "hell"));
 	assert_non_null(sd_memcasemem("abcDEFg", 7, "def", 3));
 	assert_null(sd_memcasemem("abc", 3, "abcd", 4));
+	{
+		static const struct { const char *h, *n; int at; } m[] = {
+			{ "xxAbCabc", "abc", 2 }, { "aaaaAAAAb", "aab", 6 }, { "ABC", "abc", 0 },
+			{ "zzzz", "a", -1 }, { "Mailbox FULL", "full", 8 }, { "..1.2", ".2", 3 },
+			{ "AAAAAAAAAb", "ab", 8 },
+		};
+		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+			const char *r = sd_memcasemem(m[i].h, strlen(m[i].h), m[i].n, strlen(m[i].n));
+			assert_int_equal(r ? (int)(r - m[i].h) : -1, m[i].at);
+		}
+	}
 	assert_int_equal(sd_parse_uint("12345x", 6, 3, &v), 3);
 	assert_int_equal(v, 123);
 	assert_int_equal(sd_parse_uint("x1", 2, 3, &v), 0);
