@@ -1,7 +1,8 @@
 /* input.c - files, directories (recursively), Maildirs, mbox files and stdin.
  *
  * Regular files are mapped read-only; an mbox is split in place and the pages
- * already decoded are released, so memory stays flat however large it is.
+ * already decoded are released, so memory stays flat however large it is. An
+ * mbox on standard input is read 1 MiB at a time and decoded as it streams.
  * Inputs are recognised by content: a file starting "From " is an mbox. */
 #include <dirent.h>
 #include <errno.h>
@@ -16,9 +17,10 @@
 #include "input.h"
 #include "cli.h"
 #include "../lib/mbox.h"
+#include "../lib/sd_limits.h"
 
 #define MAX_DEPTH 32
-#define MAX_STDIN ((size_t)1 << 30) /* 1 GiB from a pipe */
+#define STDIN_CHUNK ((size_t)1 << 20) /* read standard input 1 MiB at a time */
 #define RELEASE_EVERY ((size_t)16 << 20)
 
 static void walk_mbox(const input_walker *w, const char *path, const char *p, size_t n)
@@ -154,21 +156,105 @@ static void walk_path(const input_walker *w, const char *path, int depth)
 	}
 }
 
+/* Read up to want more bytes into b (growing it); returns bytes read, 0 at EOF, -1 on error. */
+static ssize_t fill(int fd, char **b, size_t *len, size_t *cap, size_t want)
+{
+	ssize_t r;
+
+	if (*len + want > *cap) {
+		size_t ncap = *cap ? *cap : want;
+		char *nb;
+		while (ncap < *len + want)
+			ncap *= 2;
+		if (!(nb = realloc(*b, ncap)))
+			return -1;
+		*b = nb;
+		*cap = ncap;
+	}
+	do
+		r = read(fd, *b + *len, want);
+	while (r < 0 && errno == EINTR);
+	if (r > 0)
+		*len += (size_t)r;
+	return r;
+}
+
+/* An mbox on standard input, in bounded memory: decode every message whose end
+ * has been seen, keep the last (maybe incomplete) one, read on. */
+static void stream_mbox(const input_walker *w, char **buf, size_t *len, size_t *cap, int eof)
+{
+	unsigned long base = 0;
+	char origin[64];
+
+	for (;;) {
+		sd_mbox_iter it;
+		sd_str m;
+		size_t keep = 0, at = 0;
+		int more = !eof;
+
+		sd_mbox_init(&it, *buf, *len);
+		while ((at = it.pos, sd_mbox_next(&it, &m))) {
+			if (more && it.pos >= *len) {
+				keep = at; /* the last message may go on in the next read */
+				break;
+			}
+			snprintf(origin, sizeof(origin), "-:%lu", base + it.index);
+			if (m.n == 0)
+				w->on_err(w->ctx, origin, "empty message in mbox");
+			else
+				w->on_msg(w->ctx, origin, m.p, m.n);
+			keep = *len;
+		}
+		if (!more)
+			return;
+		base += it.index ? it.index - (keep < *len) : 0;
+		memmove(*buf, *buf + keep, *len - keep);
+		*len -= keep;
+		if (*len > SD_MAX_MESSAGE + (size_t)(1 << 20)) {
+			w->on_err(w->ctx, "-", "an mbox message on standard input is larger than 64 MiB; stopped reading");
+			return;
+		}
+		ssize_t r = fill(0, buf, len, cap, STDIN_CHUNK);
+		if (r < 0) {
+			w->on_err(w->ctx, "-", strerror(errno));
+			return;
+		}
+		eof = r == 0;
+	}
+}
+
+static void walk_stdin(const input_walker *w)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t r;
+
+	/* the first chunk tells an mbox from a single message */
+	while ((r = fill(0, &buf, &len, &cap, STDIN_CHUNK)) > 0 && len < 5)
+		;
+	if (r < 0) {
+		w->on_err(w->ctx, "-", strerror(errno));
+	} else if (len == 0) {
+		w->on_err(w->ctx, "-", "empty input");
+	} else if (sd_mbox_detect(buf, len)) {
+		stream_mbox(w, &buf, &len, &cap, r == 0);
+	} else {
+		while (r > 0 && len <= SD_MAX_MESSAGE)
+			r = fill(0, &buf, &len, &cap, STDIN_CHUNK);
+		if (r < 0)
+			w->on_err(w->ctx, "-", strerror(errno));
+		else if (len > SD_MAX_MESSAGE)
+			w->on_err(w->ctx, "-", "message on standard input larger than 64 MiB (SD_MAX_MESSAGE)");
+		else
+			w->on_msg(w->ctx, "-", buf, len);
+	}
+	free(buf);
+}
+
 void input_walk(const input_walker *w, const char *path)
 {
-	char *data;
-	size_t len;
-	int rc;
-
-	if (strcmp(path, "-")) {
+	if (strcmp(path, "-"))
 		walk_path(w, path, 0);
-		return;
-	}
-	rc = cli_read_all("-", MAX_STDIN, &data, &len);
-	if (rc < 0) {
-		w->on_err(w->ctx, "-", rc == -EFBIG ? "standard input larger than 1 GiB" : strerror(-rc));
-		return;
-	}
-	walk_buffer(w, "-", data, len);
-	free(data);
+	else
+		walk_stdin(w);
 }
