@@ -168,12 +168,15 @@ static int iso_zone(dt_cur *c, int *minutes)
 
 int sd_date_parse(sd_str s, int64_t *t, int *tzmin)
 {
-	dt_cur c = { s.p, s.p + s.n }, save = c;
+	dt_cur c, save;
 	long y, d, h, mi, sec;
 	int mo, z = 0, ok;
 
 	if (!s.p || !s.n)
 		return 0;
+	c.p = s.p;
+	c.end = s.p + s.n;
+	save = c;
 	ok = rfc5322(&c, &y, &mo, &d);
 	if (!ok) {
 		c = save;

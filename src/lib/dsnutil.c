@@ -59,7 +59,7 @@ int dsn_next_field(sd_arena *a, sd_str t, size_t *pos, sd_str *line, sd_str *nam
 	size_t k;
 
 	*name = *value = SD_NULLSTR;
-	if (!sd_next_line(t, pos, line))
+	if (!t.p || !sd_next_line(t, pos, line))
 		return 0;
 	if (blank_line(*line)) {
 		line->n = 0;
@@ -244,6 +244,8 @@ static void lead_add(sd_buf *b, sd_str t, size_t max)
 	size_t pos = 0;
 	sd_str l;
 
+	if (!t.p)
+		return;
 	while (b->len < max && sd_next_line(t, &pos, &l)) {
 		if (!lead_line_ok(l))
 			continue;

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #define FACT_MAX_DIAG (64u << 10) /* bytes of diagnostic text a verdict keeps */
+#define FACT_ISSUE_TEXT 512       /* bytes of it searched for a vendor's reply snippet */
 
 typedef struct fact_work {
 	sd_ctx *c;
@@ -180,11 +181,26 @@ static const char *domain_of(const char *addr)
 	return at ? at + 1 : "";
 }
 
+static const char *lower_copy(sd_arena *a, sd_str s)
+{
+	char *d = sd_arena_alloc(a, s.n + 1);
+
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < s.n; i++)
+		d[i] = (char)sd_tolower((unsigned char)s.p[i]);
+	d[s.n] = 0;
+	return d;
+}
+
 static int decide(fact_work *w, smtpdiag_fact *f)
 {
 	sd_vd_in in;
 
 	memset(&in, 0, sizeof(in));
+	in.lc = lower_copy(w->c->a, w->diag);
+	if (!in.lc)
+		w->diag.n = 0;
 	in.reason = w->r->reason;
 	in.status = w->status;
 	in.replycode = w->replycode;
@@ -314,6 +330,8 @@ static void prepare(fact_work *w, smtpdiag_fact *f)
 		w->diagtype = "SMTP";
 	cmd = upper(c->a, r->command);
 	w->command = strlen(cmd) >= 4 ? cmd : "";
+	if (!w->command[0])
+		w->command = sd_vd_command_find(w->diag.p, w->diag.n);
 	w->action = action_norm(c->a, r->action);
 	set_addresses(c, r, f);
 	set_hosts(c, r, f);
@@ -352,7 +370,8 @@ static void finish(fact_work *w, smtpdiag_fact *f, int reason)
 	memset(&ps, 0, sizeof(ps));
 	if (st[0])
 		sd_status_parse(st, strlen(st), &ps);
-	f->issues = sd_code_issues(w->replycode, st[0] ? &ps : NULL, w->diag.p, w->diag.n, NULL);
+	f->issues = sd_code_issues(w->replycode, st[0] ? &ps : NULL, w->diag.p,
+				   w->diag.n < FACT_ISSUE_TEXT ? w->diag.n : FACT_ISSUE_TEXT, NULL);
 }
 
 static void set_advice(smtpdiag_fact *f, int reason)

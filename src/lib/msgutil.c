@@ -219,9 +219,19 @@ static int addr_junk(int ch)
 	       ch == ')' || ch == '[' || ch == ']' || ch == ',' || ch == ';' || ch == ':' || ch == '`';
 }
 
+/* Does s start with a quoted local part ("..."@)? */
+static int quoted_local(sd_str s)
+{
+	const char *q;
+
+	if (!s.n || s.p[0] != '"' || !(q = memchr(s.p + 1, '"', s.n - 1)))
+		return 0;
+	return (size_t)(q - s.p) + 1 < s.n && q[1] == '@';
+}
+
 static sd_str strip_junk(sd_str s)
 {
-	while (s.n && addr_junk((unsigned char)s.p[0])) {
+	while (s.n && addr_junk((unsigned char)s.p[0]) && !quoted_local(s)) {
 		s.p++;
 		s.n--;
 	}
@@ -258,6 +268,11 @@ static sd_str at_token(sd_str s)
 	if (!at)
 		return SD_NULLSTR;
 	b = at;
+	if (at > s.p + 1 && at[-1] == '"') {
+		const char *q = memrchr(s.p, '"', (size_t)(at - 1 - s.p));
+		if (q)
+			b = q;
+	}
 	while (b > s.p && !sd_isspace((unsigned char)b[-1]) && b[-1] != ',' && b[-1] != '<' &&
 	       b[-1] != ';' && b[-1] != '(' && b[-1] != ':')
 		b--;

@@ -24,7 +24,7 @@ static int sd_rejected_isnot(const char *p, size_t n)
 	};
 
 	for (size_t i = 0; i < sizeof(isnot) / sizeof(isnot[0]); i++)
-		if (sd_memcasemem(p, n, isnot[i], strlen(isnot[i])))
+		if (sd_memmem(p, n, isnot[i], strlen(isnot[i])))
 			return 1;
 	return 0;
 }
@@ -73,7 +73,7 @@ static int probe_userunknown(const rctx *ctx)
 	if (ctx->sname != SD_R_userunknown)
 		return is_cmd(ctx, "RCPT") && IN(SD_R_userunknown);
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
-		if (IN(others[i]) && (others[i] != SD_R_rejected || !sd_rejected_isnot(ctx->in->diag, ctx->in->diagn)))
+		if (IN(others[i]) && (others[i] != SD_R_rejected || !sd_rejected_isnot(ctx->in->lc, ctx->in->diagn)))
 			return 0;
 	return 1;
 }
@@ -89,7 +89,7 @@ static int probe_filtered(const rctx *ctx)
 
 static int rejected_text(const rctx *ctx)
 {
-	return IN(SD_R_rejected) && !sd_rejected_isnot(ctx->in->diag, ctx->in->diagn);
+	return IN(SD_R_rejected) && !sd_rejected_isnot(ctx->in->lc, ctx->in->diagn);
 }
 
 static int probe_rejected(const rctx *ctx)
@@ -233,7 +233,7 @@ int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in)
 		return in->reason;
 	if (in->status[0] == '2' && in->status[1] == '.')
 		return SD_R_delivered;
-	r = sd_lda_reason(in->diag, in->diagn, in->command);
+	r = sd_lda_reason(in->lc, in->diagn, in->command);
 	if (explicit_reason(r))
 		return r;
 	r = sd_rhost_reason(in);

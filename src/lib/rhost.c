@@ -4,11 +4,16 @@
  * case-insensitive substring search, and only for the matching host. */
 #include "verdict.h"
 
-#include <stdlib.h>
+#include "rhost.h"
 
-static int has(const char *p, size_t n, const char *lit)
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+
+/* Does the lowercased text hold the lowercase literal? */
+static int has(const char *lc, size_t n, const char *lit)
 {
-	return sd_memcasemem(p, n, lit, strlen(lit)) != NULL;
+	return sd_memmem(lc, n, lit, strlen(lit)) != NULL;
 }
 
 /* ---- local delivery agents ---- */
@@ -59,27 +64,351 @@ static const lda_msg lda_msgs[] = {
 	{ "vmailmgr", SD_R_userunknown, "user name does not refer to a virtual user" },
 };
 
-int sd_lda_reason(const char *diag, size_t n, const char *command)
+int sd_lda_reason(const char *lc, size_t n, const char *command)
 {
 	const char *agent = NULL;
 
-	if (!diag || !n || (command[0] && strcmp(command, "DATA") != 0))
+	if (!lc || !n || (command[0] && strcmp(command, "DATA") != 0))
 		return -1;
 	for (size_t i = 0; i < sizeof(agents) / sizeof(agents[0]) && !agent; i++)
-		if (has(diag, n, agents[i].sig1) || (agents[i].sig2 && has(diag, n, agents[i].sig2)))
+		if (has(lc, n, agents[i].sig1) || (agents[i].sig2 && has(lc, n, agents[i].sig2)))
 			agent = agents[i].agent;
 	if (!agent)
 		return -1;
 	for (size_t i = 0; i < sizeof(lda_msgs) / sizeof(lda_msgs[0]); i++)
-		if (!strcmp(lda_msgs[i].agent, agent) && has(diag, n, lda_msgs[i].text))
+		if (!strcmp(lda_msgs[i].agent, agent) && has(lc, n, lda_msgs[i].text))
 			return lda_msgs[i].reason;
 	return SD_R_mailererror;
 }
 
 /* ---- remote hosts ---- */
 
+/* Hosts whose replies have their own vocabulary. A class is chosen by the
+ * recipient's domain (a suffix of a class host), else by the remote host,
+ * else by the reporting host (the class host is a suffix of theirs). */
+static const struct {
+	int cls;
+	const char *host;
+} rh_hosts[] = {
+	{ RH_AOL, ".mail.aol.com" }, { RH_AOL, ".mx.aol.com" },
+	{ RH_APPLE, ".mail.icloud.com" }, { RH_APPLE, ".apple.com" }, { RH_APPLE, ".me.com" },
+	{ RH_CLOUDFLARE, ".mx.cloudflare.net" }, { RH_COX, "cox.net" },
+	{ RH_FRANCEPTT, ".laposte.net" }, { RH_FRANCEPTT, ".orange.fr" }, { RH_FRANCEPTT, ".wanadoo.fr" },
+	{ RH_GODADDY, "smtp.secureserver.net" }, { RH_GODADDY, "mailstore1.secureserver.net" },
+	{ RH_GOOGLE, "aspmx.l.google.com" }, { RH_GOOGLE, "gmail-smtp-in.l.google.com" },
+	{ RH_GSUITE, "googlemail.com" }, { RH_IUA, ".email.ua" },
+	{ RH_KDDI, ".ezweb.ne.jp" }, { RH_KDDI, "msmx.au.com" }, { RH_MESSAGELABS, ".messagelabs.com" },
+	{ RH_MICROSOFT, ".prod.outlook.com" }, { RH_MICROSOFT, ".protection.outlook.com" },
+	{ RH_MICROSOFT, ".onmicrosoft.com" }, { RH_MICROSOFT, ".exchangelabs.com" },
+	{ RH_MIMECAST, ".mimecast.com" }, { RH_NTTDOCOMO, "mfsmax.docomo.ne.jp" },
+	{ RH_OUTLOOK, ".hotmail.com" }, { RH_SPECTRUM, "charter.net" }, { RH_TENCENT, ".qq.com" },
+	{ RH_YAHOOINC, ".yahoodns.net" }, { RH_ZOHO, ".zoho.com" }, { RH_ZOHO, ".zohomail.com" },
+};
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcasecmp(s + n - k, suffix);
+}
+
+static int rh_class(const sd_vd_in *in)
+{
+	const size_t nh = sizeof(rh_hosts) / sizeof(rh_hosts[0]);
+
+	if (in->destination[0])
+		for (size_t i = 0; i < nh; i++)
+			if (ends_with(rh_hosts[i].host, in->destination))
+				return rh_hosts[i].cls;
+	for (int pass = 0; pass < 2; pass++) {
+		const char *h = pass ? in->lhost : in->rhost;
+		if (!h[0])
+			continue;
+		for (size_t i = 0; i < nh; i++)
+			if (ends_with(h, rh_hosts[i].host))
+				return rh_hosts[i].cls;
+	}
+	return RH_NONE;
+}
+
+/* Does the entry's code agree with the verdict's status and reply code? */
+static int code_ok(const rh_entry *e, const sd_vd_in *in)
+{
+	const char *st = in->status;
+	char rc[4];
+
+	if (e->reply) {
+		if (!in->replycode)
+			return 0;
+		snprintf(rc, sizeof(rc), "%03d", in->replycode);
+		if (e->cls == RH_MIMECAST ? strcmp(e->reply, rc) != 0 : !strstr(e->reply + 1, rc + 1))
+			return 0;
+	}
+	if (!e->status)
+		return 1;
+	if (strlen(st) < 5)
+		return 0;
+	if (e->cls == RH_GOOGLE)
+		return strstr(e->status + 2, st + 2) != NULL;
+	if (!e->hi)
+		return !strcmp(e->status, st);
+	if (strncmp(st, e->status, strlen(e->status)) != 0)
+		return 0;
+	return rh_detail(st) >= e->lo && rh_detail(st) <= e->hi;
+}
+
+static int table_reason(int cls, const sd_vd_in *in)
+{
+	for (size_t i = 0; i < sd_rh_nentries; i++) {
+		const rh_entry *e = &sd_rh_entries[i];
+		if (e->cls == cls && has(in->lc, in->diagn, e->text) && code_ok(e, in))
+			return e->reason;
+	}
+	return -1;
+}
+
 int sd_rhost_reason(const sd_vd_in *in)
 {
-	(void)in;
+	int cls, r;
+
+	if (!in->diagn)
+		return -1;
+	cls = rh_class(in);
+	if (cls == RH_NONE)
+		return -1;
+	if ((cls == RH_GOOGLE && (!in->replycode || !in->status[0])) ||
+	    ((cls == RH_MICROSOFT) && !in->status[0]) || (cls == RH_MIMECAST && !in->replycode))
+		return -1;
+	r = rh_special(cls, in, 0);
+	if (r >= 0 || r == RH_STOP)
+		return r < 0 ? -1 : r;
+	r = table_reason(cls, in);
+	if (r >= 0)
+		return r;
+	r = rh_special(cls, in, 1);
+	return r < 0 ? -1 : r;
+}
+
+/* ---- rules that are not phrase lists ---- */
+
+int rh_detail(const char *st)
+{
+	const char *dot = strrchr(st, '.');
+	unsigned long v;
+
+	if (!dot || !sd_parse_uint(dot + 1, strlen(dot + 1), 3, &v))
+		return -1;
+	return (int)v;
+}
+
+/* The token after lit in the text (up to a blank), copied to out. */
+static int token_after(const sd_vd_in *in, const char *lit, char *out, size_t cap)
+{
+	const char *p = sd_memcasemem(in->diag, in->diagn, lit, strlen(lit)), *end = in->diag + in->diagn;
+	size_t k = 0;
+
+	if (!p)
+		return 0;
+	p += strlen(lit);
+	while (p < end && k + 1 < cap && !sd_isspace((unsigned char)*p))
+		out[k++] = *p++;
+	out[k] = 0;
+	return k > 0;
+}
+
+static int lookup(const char *code, const char *const *keys, const unsigned char *reasons, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcasecmp(code, keys[i]))
+			return reasons[i];
 	return -1;
+}
+
+/* Cox: "AUP#CXBL" and the like. */
+static int cox(const sd_vd_in *in)
+{
+	static const char *const k[] = { "CXBL", "CXDNS", "CXSNDR", "CXSMTP", "CXCNCT", "CXMXRT", "CDRBL",
+					 "CXTHRT", "CXMJ", "URLBL011", "URLBL101", "URLBL110", "URLBL1001" };
+	static const unsigned char r[] = { SD_R_blocked, SD_R_requireptr, SD_R_authfailure, SD_R_rejected,
+					   SD_R_ratelimited, SD_R_ratelimited, SD_R_blocked, SD_R_securityerror,
+					   SD_R_securityerror, SD_R_spamdetected, SD_R_spamdetected,
+					   SD_R_spamdetected, SD_R_spamdetected };
+	char code[32];
+
+	if (!token_after(in, "AUP#", code, sizeof(code)))
+		return -1;
+	if (!strncasecmp(code, "IPBL", 4))
+		return SD_R_blocked;
+	return lookup(code, k, r, sizeof(k) / sizeof(k[0]));
+}
+
+/* Orange / La Poste: "OFR_416", "LPN007_426", "OUK_513". */
+static int franceptt(const sd_vd_in *in)
+{
+	static const char *const k[] = { "101", "102", "103", "104", "305", "401", "402", "403", "405",
+					 "415", "416", "417", "420", "421", "426", "505", "506", "510",
+					 "514", "517", "630", "999" };
+	static const unsigned char r[] = { SD_R_blocked, SD_R_blocked, SD_R_blocked, SD_R_ratelimited,
+		SD_R_securityerror, SD_R_authfailure, SD_R_securityerror, SD_R_rejected, SD_R_rejected,
+		SD_R_rejected, SD_R_userunknown, SD_R_mailboxfull, SD_R_suspend, SD_R_rejected, SD_R_suspend,
+		SD_R_systemerror, SD_R_spamdetected, SD_R_blocked, SD_R_emailtoolarge, SD_R_authfailure,
+		SD_R_policyviolation, SD_R_blocked };
+	static const char *const labels[] = { "lpn", "ofr", "ouk" };
+	const char *best = NULL, *q, *end = in->diag + in->diagn, *e;
+
+	for (size_t i = 0; i < 3 && !best; i++)
+		for (q = in->diag; (q = sd_memcasemem(q, (size_t)(end - q), labels[i], 3)) != NULL; q += 3)
+			best = q;
+	if (!best)
+		return -1;
+	for (e = best; e < end && !sd_isspace((unsigned char)*e); e++)
+		;
+	if (e - best < 6)
+		return -1;
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (!memcmp(e - 3, k[i], 3))
+			return r[i];
+	return -1;
+}
+
+/* GoDaddy: " IB401" and the like. */
+static int godaddy(const sd_vd_in *in)
+{
+	static const char *const k[] = { "IB401", "IB501", "IB502", "IB506", "IB508", "IB108", "IB212",
+					 "IB705", "IB605", "IB007", "IB101", "IB110", "IB111", "IB112",
+					 "IB113", "IB504", "IB510", "IB607", "IB103", "IB104", "IB105", "IB106" };
+	static const unsigned char r[] = { SD_R_securityerror, SD_R_notcompliantrfc, SD_R_notcompliantrfc,
+		SD_R_rejected, SD_R_authfailure, SD_R_requireptr, SD_R_spamdetected, SD_R_virusdetected,
+		SD_R_ratelimited, SD_R_ratelimited, SD_R_ratelimited, SD_R_blocked, SD_R_blocked, SD_R_blocked,
+		SD_R_blocked, SD_R_ratelimited, SD_R_ratelimited, SD_R_ratelimited, SD_R_badreputation,
+		SD_R_blocked, SD_R_blocked, SD_R_blocked };
+	char code[16] = "IB";
+
+	if (!token_after(in, " IB", code + 2, sizeof(code) - 2))
+		return -1;
+	return lookup(code, k, r, sizeof(k) / sizeof(k[0]));
+}
+
+/* i.ua: "http://mail.i.ua/err/3/". */
+static int iua(const sd_vd_in *in)
+{
+	static const unsigned char r[] = { 0, SD_R_norelaying, SD_R_userunknown, SD_R_suspend,
+					   SD_R_mailboxfull, SD_R_ratelimited, SD_R_norelaying, SD_R_blocked,
+					   SD_R_rejected, SD_R_blocked, SD_R_filtered };
+	const char *p = sd_memcasemem(in->diag, in->diagn, ".i.ua/err/", 10);
+	unsigned long v;
+	size_t k;
+
+	if (!p)
+		return RH_STOP;
+	p += 10;
+	k = sd_parse_uint(p, (size_t)(in->diag + in->diagn - p), 2, &v);
+	if (!k || v < 1 || v > 10 || p + k >= in->diag + in->diagn || p[k] != '/')
+		return RH_STOP;
+	return r[v];
+}
+
+/* Spectrum: "AUP#I1000" ... four digits. */
+static int spectrum(const sd_vd_in *in)
+{
+	static const struct {
+		int lo, hi, reason;
+	} t[] = { { 1000, 1000, SD_R_blocked }, { 1010, 1010, SD_R_rejected }, { 1020, 1080, SD_R_rejected },
+		  { 1090, 1090, SD_R_systemerror }, { 1100, 1150, SD_R_requireptr },
+		  { 1160, 1190, SD_R_policyviolation }, { 1200, 1210, SD_R_blocked },
+		  { 1260, 1260, SD_R_networkerror }, { 1300, 1340, SD_R_ratelimited },
+		  { 1350, 1490, SD_R_ratelimited }, { 1500, 1500, SD_R_rejected }, { 1520, 1520, SD_R_rejected },
+		  { 1530, 1530, SD_R_emailtoolarge }, { 1540, 1550, SD_R_ratelimited },
+		  { 1560, 1560, SD_R_policyviolation }, { 1580, 1580, SD_R_ratelimited } };
+	const char *p = sd_memcasemem(in->diag, in->diagn, "AUP#", 4), *end = in->diag + in->diagn;
+	int code = 0, nd = 0;
+
+	if (!p)
+		return RH_STOP;
+	for (p += 4; p < end && nd < 4; p++) {
+		if (sd_isdigit((unsigned char)*p)) {
+			code = code * 10 + (*p - '0');
+			nd++;
+		} else {
+			code = nd = 0;
+		}
+	}
+	if (nd != 4)
+		return RH_STOP;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (code >= t[i].lo && code <= t[i].hi)
+			return t[i].reason;
+	return RH_STOP;
+}
+
+/* NTT docomo decides by the status and the SMTP command. */
+static int docomo(const sd_vd_in *in, int after)
+{
+	if (!after) {
+		if (!strcmp(in->status, "5.1.1"))
+			return SD_R_userunknown;
+		if (!strcmp(in->status, "5.2.0"))
+			return SD_R_filtered;
+		return -1;
+	}
+	if (strcmp(in->status, "5.0.0") != 0)
+		return RH_STOP;
+	if (!strcmp(in->command, "RCPT"))
+		return SD_R_userunknown;
+	if (!strcmp(in->command, "DATA"))
+		return SD_R_rejected;
+	return RH_STOP;
+}
+
+/* Google Workspace's delivery notices. */
+static int gsuite(const sd_vd_in *in)
+{
+	int sc = in->status[0], rc = in->replycode ? '0' + in->replycode / 100 : 0;
+
+	if (has(in->lc, in->diagn, "null mx"))
+		return SD_R_notaccept;
+	if (has(in->lc, in->diagn, "because the address couldn't be found. check for typos or unnecessary spaces and try again."))
+		return SD_R_userunknown;
+	if (has(in->lc, in->diagn, "responded with code nxdomain") || has(in->lc, in->diagn, "domain name not found")) {
+		if (sc == '5' && rc == '5')
+			return SD_R_hostunknown;
+		if (sc != '5' && rc != '5')
+			return SD_R_networkerror;
+	}
+	if (has(in->lc, in->diagn, " had no relevant answers.") && sc != '5' && rc != '5')
+		return SD_R_networkerror;
+	return RH_STOP;
+}
+
+/* Outlook.com's postmaster codes (after the status table). */
+static int microsoft_codes(const sd_vd_in *in)
+{
+	static const struct {
+		const char *code;
+		int reply, reason;
+	} t[] = { { "RP-001", 421, SD_R_badreputation }, { "RP-002", 421, SD_R_badreputation },
+		  { "RP-003", 421, SD_R_badreputation }, { "SC-001", 550, SD_R_badreputation },
+		  { "SC-002", 550, SD_R_policyviolation }, { "SC-003", 550, SD_R_blocked },
+		  { "SC-004", 550, SD_R_blocked }, { "DY-001", 550, SD_R_blocked },
+		  { "DY-002", 550, SD_R_virusdetected }, { "OU-001", 550, SD_R_blocked },
+		  { "OU-002", 550, SD_R_badreputation } };
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (sd_memmem(in->diag, in->diagn, t[i].code, 6) && in->replycode == t[i].reply)
+			return t[i].reason;
+	return RH_STOP;
+}
+
+int rh_special(int cls, const sd_vd_in *in, int after)
+{
+	switch (cls) {
+	case RH_COX: return after ? RH_STOP : cox(in);
+	case RH_FRANCEPTT: return after ? RH_STOP : franceptt(in);
+	case RH_GODADDY: return after ? RH_STOP : godaddy(in);
+	case RH_IUA: return iua(in);
+	case RH_SPECTRUM: return spectrum(in);
+	case RH_NTTDOCOMO: return docomo(in, after);
+	case RH_GSUITE: return gsuite(in);
+	case RH_MICROSOFT: return after ? microsoft_codes(in) : -1;
+	default: return after ? RH_STOP : -1;
+	}
 }

@@ -65,12 +65,13 @@ void sd_vd_status_find(const char *p, size_t n, int cls, char out[SD_STATUS_MAX]
 {
 	static const char empty[SD_STATUS_MAX];
 	char found[SD_VD_MAXCODES][SD_STATUS_MAX], weak[SD_STATUS_MAX] = "", cur[SD_STATUS_MAX];
-	const char *end = p + n, *best;
+	const char *end, *best;
 	size_t nf = 0;
 
 	out[0] = 0;
 	if (!p || n < 5)
 		return;
+	end = p + n;
 	for (const char *q = p; q + 5 <= end && nf < SD_VD_MAXCODES; q++) {
 		int r;
 		if (q[1] != '.' || !(*q == '2' || *q == '4' || *q == '5'))
@@ -157,43 +158,80 @@ static int codechar(int c)
 	return c >= '.' && c <= '9';
 }
 
-/* Does the code stand alone at some place in text? */
-static int reply_in(const char *p, size_t n, int code)
+/* Mark every reply code that stands alone in text: a run of exactly three
+ * digits with no digit, '.' or '/' right before or after it. One pass. */
+static void reply_marks(const char *p, size_t n, unsigned char seen[600])
 {
-	char lit[3] = { (char)('0' + code / 100), (char)('0' + code / 10 % 10), (char)('0' + code % 10) };
+	size_t i = 0;
+
+	while (i < n) {
+		size_t b = i;
+		if (!isd((unsigned char)p[i])) {
+			i++;
+			continue;
+		}
+		while (i < n && isd((unsigned char)p[i]))
+			i++;
+		if (i - b != 3 || (b > 0 && codechar((unsigned char)p[b - 1])) ||
+		    (i < n && codechar((unsigned char)p[i])))
+			continue;
+		if (p[b] >= '2' && p[b] <= '5')
+			seen[(p[b] - '0') * 100 + (p[b + 1] - '0') * 10 + (p[b + 2] - '0')] = 1;
+	}
+}
+
+static int reply_list(const unsigned char *seen, const short *list)
+{
+	for (; *list; list++)
+		if (seen[*list])
+			return *list;
+	return 0;
+}
+
+/* "X-Unix" (a local mailer's exit code, not an SMTP reply) in the text? */
+static int mentions_xunix(const char *p, size_t n)
+{
 	const char *q = p, *end = p + n;
 
-	while (q < end && (q = sd_memmem(q, (size_t)(end - q), lit, 3)) != NULL) {
-		int before = q > p ? (unsigned char)q[-1] : ' ';
-		int after = q + 3 < end ? (unsigned char)q[3] : ' ';
-		if (!codechar(before) && !codechar(after))
+	while (q < end && (q = memchr(q, '-', (size_t)(end - q))) != NULL) {
+		if (q > p && (q[-1] | 32) == 'x' && end - q >= 5 && sd_memcaseeq(q + 1, "unix", 4))
 			return 1;
 		q++;
 	}
 	return 0;
 }
 
-static int reply_list(const char *p, size_t n, const short *list)
+/* A code outside the usual lists (431, 571 ...) counts when it stands right
+ * before a status of its class: "431 4.3.1". */
+static int reply_paired(const char *p, size_t n, int cls)
 {
-	for (; *list; list++)
-		if (reply_in(p, n, *list))
-			return *list;
+	for (size_t i = 0; i + 9 <= n; i++) {
+		int c;
+		if (!isd((unsigned char)p[i]) || (i > 0 && codechar((unsigned char)p[i - 1])) ||
+		    !isd((unsigned char)p[i + 1]) || !isd((unsigned char)p[i + 2]) ||
+		    (p[i + 3] != ' ' && p[i + 3] != '-') || p[i + 4] != p[i] || p[i + 5] != '.')
+			continue;
+		c = (p[i] - '0') * 100 + (p[i + 1] - '0') * 10 + (p[i + 2] - '0');
+		if ((p[i] == '4' || p[i] == '5') && (!cls || p[i] == cls) && c % 100 < 60 && c / 10 % 10 <= 5)
+			return c;
+	}
 	return 0;
 }
 
 int sd_vd_reply_find(const char *p, size_t n, int cls)
 {
+	unsigned char seen[600];
 	int r;
 
-	if (!p || n < 3 || sd_memcasemem(p, n, "X-UNIX", 6))
+	if (!p || n < 3 || mentions_xunix(p, n))
 		return 0;
+	memset(seen, 0, sizeof(seen));
+	reply_marks(p, n, seen);
 	if (cls == '2' || cls == '4' || cls == '5')
-		return reply_list(p, n, cls == '2' ? reply2 : cls == '4' ? reply4 : reply5);
-	if ((r = reply_list(p, n, reply5)) != 0)
-		return r;
-	if ((r = reply_list(p, n, reply4)) != 0)
-		return r;
-	return reply_list(p, n, reply2);
+		r = reply_list(seen, cls == '2' ? reply2 : cls == '4' ? reply4 : reply5);
+	else if (!(r = reply_list(seen, reply5)) && !(r = reply_list(seen, reply4)))
+		r = reply_list(seen, reply2);
+	return r ? r : reply_paired(p, n, cls);
 }
 
 /* ---- SMTP command ---- */

@@ -31,6 +31,7 @@ typedef struct sd_vd_in {
 	const char *status;    /* "5.1.1" */
 	int replycode;         /* 550, 0 if none */
 	const char *diag;      /* cleaned diagnostic text */
+	const char *lc;        /* the same, lowercased (ASCII), diagn bytes */
 	size_t diagn;
 	const char *diagtype;  /* "SMTP", "X-UNIX", ... */
 	const char *command;   /* "RCPT" ... */
@@ -47,7 +48,8 @@ int sd_vd_hard(int reason, const char *text, size_t n);
 
 /* Reason decided by a remote host's own vocabulary (rhost.c), or -1. */
 int sd_rhost_reason(const sd_vd_in *in);
-/* Reason decided by a local delivery agent's message (procmail, dovecot...), or -1. */
-int sd_lda_reason(const char *diag, size_t n, const char *command);
+/* Reason decided by a local delivery agent's message (procmail, dovecot...), or -1.
+ * lc: the lowercased diagnostic. */
+int sd_lda_reason(const char *lc, size_t n, const char *command);
 
 #endif

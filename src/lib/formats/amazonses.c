@@ -9,6 +9,8 @@
 
 static int is_amazonses(const sd_ctx *c)
 {
+	if (!mta_has(c->from, "amazonses.com") && !mta_has(c->from, "amazonaws.com"))
+		return 0;
 	if (mta_hdr_has(c, "X-Mailer", "Amazon WorkMail") || mta_hdr(c, "X-YMailISG").p)
 		return 0;
 	return mta_hdr(c, "X-SES-Outgoing").p || mta_hdr(c, "X-AWS-Outgoing").p ||
@@ -193,8 +195,11 @@ static void ses_codes(sd_ctx *c, sd_rcpt *r)
 	size_t n;
 
 	r->status = first_word(r->status);
-	if (pv_inner_codes(c, r, d))
+	if (pv_inner_codes(c, r, d)) {
+		if (mta_has(d, "Message expired:"))
+			r->reason = SD_R_expired;
 		return;
+	}
 	if (vague(r->status)) {
 		if (q.n && memchr(q.p, '\'', q.n))     /* the remote server's own reply */
 			r->diagnostic = mta_before(q, "'");
@@ -208,8 +213,8 @@ static void ses_codes(sd_ctx *c, sd_rcpt *r)
 			}
 	}
 	mta_take_codes(c->a, r, d);
-	if (mta_has(d, "Delivery expired"))
-		r->reason = SD_R_expired;
+	if (mta_has(d, "Delivery expired") || mta_has(d, "Message expired:"))
+		r->reason = SD_R_expired; /* SES's own words; the quoted reply is the last try */
 }
 
 int sd_fmt_amazonses(sd_ctx *c)

@@ -5,6 +5,8 @@
 
 static int is_workmail(const sd_ctx *c)
 {
+	if (!mta_has(c->from, "amazonses.com"))
+		return 0;
 	return (mta_hdr_has(c, "X-Mailer", "Amazon WorkMail") ||
 		mta_hdr_has(c, "X-Original-Mailer", "Amazon WorkMail")) &&
 	       mta_hdr(c, "X-SES-Outgoing").p;
@@ -28,6 +30,8 @@ int sd_fmt_amazonworkmail(sd_ctx *c)
 		sd_rcpt *r = &c->rcpts[i];
 		if (!pv_inner_codes(c, r, r->diagnostic))
 			mta_take_codes(c->a, r, r->diagnostic);
+		if (mta_has(r->diagnostic, "Message expired:"))
+			r->reason = SD_R_expired; /* WorkMail gave up; the quoted reply was the last try */
 	}
 	pv_original(c, body, NULL);
 	return (int)(c->nrcpt - from);

@@ -11,7 +11,7 @@
 
 static int is_dma(const sd_ctx *c)
 {
-	if (mta_received_has(c, "DragonFly Mail Agent"))
+	if (mta_received_contains(c, "DragonFly Mail Agent"))
 		return 1;
 	return mta_has(c->subject, "Mail delivery failed") && mta_has(c->from, "MAILER-DAEMON");
 }
@@ -52,19 +52,22 @@ static void read_error(sd_ctx *c, sd_rcpt *r, sd_str text)
 
 int sd_fmt_dragonfly(sd_ctx *c)
 {
-	sd_str body, to, rest;
+	sd_str body, to, rest, first;
+	size_t pos = 0;
 	sd_rcpt *r;
 
 	if (!is_dma(c))
 		return 0;
 	body = mta_body(c);
-	if (!mta_has(body, "This is the DragonFly Mail Agent"))
+	if (!mta_contains(body, "This is the DragonFly Mail Agent"))
 		return 0;
 	rest = mta_after(body, "There was an error delivering your mail to ");
-	to = mta_addr(mta_before(rest, "\n"));
+	if (!rest.p || !sd_next_line(rest, &pos, &first))
+		return 0;
+	to = mta_addr(first);
 	if (!to.p || !(r = sd_ctx_add(c)))
 		return 0;
 	r->recipient = to;
-	read_error(c, r, mta_after(rest, "\n"));
+	read_error(c, r, mta_skip(rest, pos));
 	return 1;
 }

@@ -33,6 +33,9 @@ static const struct {
 
 static int is_exchange2003(const sd_ctx *c)
 {
+	if (!mta_has(c->from, "postmaster") && !mta_has(c->from, "mailer-daemon") &&
+	    !mta_has(c->from, "administrator"))
+		return 0;
 	return mta_hdr(c, "X-MS-Embedded-Report").p ||
 	       mta_hdr_starts(c, "X-Mailer", "Internet Mail Service (") ||
 	       mta_hdr_starts(c, "X-Mailer", "Microsoft Exchange Server Internet Mail Connector") ||

@@ -53,15 +53,11 @@ static int language_tag(sd_str v)
 static int is_exchange2007(const sd_ctx *c)
 {
 	sd_str subj = sd_trim(c->subject);
+	int known = mta_starts(subj, "=?"); /* encoded words: the body check decides */
 
-	if (!language_tag(mta_hdr(c, "Content-Language")))
-		return 0;
-	if (mta_starts(subj, "=?")) /* encoded words: the body check decides */
-		return 1;
-	for (int i = 0; ex_subjects[i]; i++)
-		if (mta_starts(subj, ex_subjects[i]))
-			return 1;
-	return 0;
+	for (int i = 0; ex_subjects[i] && !known; i++)
+		known = mta_starts(subj, ex_subjects[i]);
+	return known && language_tag(mta_hdr(c, "Content-Language"));
 }
 
 /* A line with "NNN X.Y.Z text": take it as the recipient's error. */

@@ -19,9 +19,10 @@
 
 static int is_gmx(const sd_ctx *c)
 {
-	return (mta_hdr(c, "X-GMX-Antispam").p || mta_hdr(c, "X-GMX-Antivirus").p ||
-		mta_has(c->from, "@mail.gmx.") || mta_has(c->from, "@web.de")) &&
-	       mta_has(c->subject, "Mail delivery failed");
+	if (!mta_has(c->subject, "Mail delivery failed"))
+		return 0;
+	return mta_has(c->from, "@mail.gmx.") || mta_has(c->from, "@web.de") ||
+	       mta_hdr(c, "X-GMX-Antispam").p || mta_hdr(c, "X-GMX-Antivirus").p;
 }
 
 /* "\"a@b\":", "a@b:" or "a@b" alone on the line. */

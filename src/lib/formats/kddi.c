@@ -17,6 +17,8 @@ static int is_kddi(const sd_ctx *c)
 {
 	sd_str f = c->from;
 
+	if (!mta_has(f, "no-reply@") && !mta_has(f, "ezweb") && !mta_has(f, "au.com") && !mta_has(f, "auone"))
+		return 0;
 	return (mta_has(f, "no-reply@") && mta_has(f, ".dion.ne.jp")) ||
 	       mta_hdr_has(c, "Reply-To", "no-reply@app.auone-net.jp") ||
 	       mta_received_has(c, "ezweb.ne.jp (") || mta_received_has(c, ".au.com (") ||

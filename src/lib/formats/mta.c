@@ -15,6 +15,18 @@ int mta_starts(sd_str s, const char *lit)
 	return s.p && sd_str_casestarts(s, lit);
 }
 
+int mta_contains(sd_str s, const char *lit)
+{
+	return s.p && sd_memmem(s.p, s.n, lit, strlen(lit)) != NULL;
+}
+
+int mta_prefix(sd_str s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.p && s.n >= n && memcmp(s.p, lit, n) == 0;
+}
+
 sd_str mta_find(sd_str s, const char *lit)
 {
 	const char *q = s.p ? sd_memcasemem(s.p, s.n, lit, strlen(lit)) : NULL;
@@ -70,6 +82,17 @@ int mta_hdr_starts(const sd_ctx *c, const char *name, const char *lit)
 	return v.p && mta_starts(sd_trim(v), lit);
 }
 
+int mta_received_contains(const sd_ctx *c, const char *lit)
+{
+	const sd_part *t = c->top;
+
+	for (size_t i = 0; i < t->nhdrs; i++)
+		if (t->hdrs[i].name.n == 8 && sd_str_caseeq(t->hdrs[i].name, "Received") &&
+		    mta_contains(t->hdrs[i].value, lit))
+			return 1;
+	return 0;
+}
+
 int mta_received_has(const sd_ctx *c, const char *lit)
 {
 	const sd_part *t = c->top;
@@ -100,16 +123,23 @@ sd_str mta_orig_header(const sd_ctx *c, const char *name)
 	return SD_NULLSTR;
 }
 
-static sd_str capped(sd_str s)
+static sd_str capped(sd_ctx *c, sd_str s)
 {
-	if (s.n > MTA_MAX_SCAN)
+	if (s.n > MTA_MAX_SCAN) {
 		s.n = MTA_MAX_SCAN;
+		c->limit_hit = 1;
+	}
 	return s;
 }
 
 sd_str mta_body(sd_ctx *c)
 {
-	return capped(sd_ctx_body(c));
+	sd_str b = sd_ctx_body(c);
+
+	/* a broken multipart (e.g. an unfolded boundary parameter): the raw body */
+	if (!b.n && c->top)
+		b = c->top->body;
+	return capped(c, b);
 }
 
 /* ---- text building ---- */
@@ -235,7 +265,8 @@ int mta_is_addr(sd_str s)
 /* ---- SMTP commands ---- */
 
 static const char *const commands[] = {
-	"CONN", "EHLO", "HELO", "STARTTLS", "AUTH", "MAIL", "RCPT", "DATA", "BDAT", "QUIT", NULL
+	"CONN", "EHLO", "HELO", "STARTTLS", "AUTH", "MAIL", "RCPT", "DATA", "BDAT", "RSET", "NOOP",
+	"VRFY", "QUIT", NULL
 };
 
 static sd_str command_lit(const char *w)
@@ -318,31 +349,6 @@ int mta_take_codes(sd_arena *a, sd_rcpt *r, sd_str text)
 		took = 1;
 	}
 	return took;
-}
-
-/* ---- reasons the format states ---- */
-
-/* Reasons a local delivery program's text can still show (else mailererror). */
-static int unix_keeps(int reason)
-{
-	return reason == SD_R_mailboxfull || reason == SD_R_spamdetected ||
-	       reason == SD_R_policyviolation || reason == SD_R_virusdetected ||
-	       reason == SD_R_securityerror || reason == SD_R_systemerror ||
-	       reason == SD_R_networkerror || reason == SD_R_suspend || reason == SD_R_expired ||
-	       reason == SD_R_contenterror || reason == SD_R_systemfull || reason == SD_R_notaccept;
-}
-
-void mta_unix_reason(sd_ctx *c, sd_rcpt *r)
-{
-	sd_str st = sd_trim(r->status);
-	int tr;
-
-	if (r->reason >= 0 || !sd_str_caseeq(r->diagtype, "X-Unix"))
-		return;
-	if (st.n >= 3 && (st.p[2] == '6' || st.p[2] == '7' || st.p[2] == '2'))
-		return;
-	tr = sd_reason_pick(sd_classify_scan(c->cls, r->diagnostic.p, r->diagnostic.n));
-	r->reason = unix_keeps(tr) ? tr : SD_R_mailererror;
 }
 
 /* ---- "<addr>:" blocks (qmail and the MTAs that copied its format) ---- */

@@ -13,14 +13,18 @@
 #undef SD_FORMAT
 
 #define MTA_MAX_TEXT 4096   /* bytes of diagnostic text kept for one recipient */
-#define MTA_MAX_SCAN 65536  /* bytes of a bounce's text the line readers look at */
+#define MTA_MAX_SCAN (1u << 20) /* bytes of a bounce's text the line readers look at */
 
 /* ---- slices ---- */
 
 /* Does s contain lit (ASCII case-insensitive)? */
 int mta_has(sd_str s, const char *lit);
-/* Does s start with lit (case-insensitive), after leading blanks when skipws? */
+/* Does s contain lit exactly (case-sensitive, fast: for texts software writes)? */
+int mta_contains(sd_str s, const char *lit);
+/* Does s start with lit (case-insensitive)? */
 int mta_starts(sd_str s, const char *lit);
+/* Does s start with lit exactly (case-sensitive)? */
+int mta_prefix(sd_str s, const char *lit);
 /* The part of s from the first lit on (case-insensitive); SD_NULLSTR if absent. */
 sd_str mta_find(sd_str s, const char *lit);
 /* The part of s after the first lit; SD_NULLSTR if absent. */
@@ -40,8 +44,10 @@ sd_str mta_hdr(const sd_ctx *c, const char *name);
 int mta_hdr_has(const sd_ctx *c, const char *name, const char *lit);
 /* Does the field value (leading blanks skipped) start with lit? */
 int mta_hdr_starts(const sd_ctx *c, const char *name, const char *lit);
-/* Does any Received field contain lit? */
+/* Does any Received field contain lit (ignoring case)? */
 int mta_received_has(const sd_ctx *c, const char *lit);
+/* The same, case-sensitive and faster: for software banners ("(qmail "). */
+int mta_received_contains(const sd_ctx *c, const char *lit);
 
 /* ---- parts ---- */
 
@@ -50,7 +56,8 @@ const sd_part *mta_part(const sd_ctx *c, const char *ctype);
 /* Header field of the returned message (message/rfc822 or headers part). */
 sd_str mta_orig_header(const sd_ctx *c, const char *name);
 /* The bounce's human-readable text: first text/plain part outside the returned
- * message, else the top body; decoded, at most MTA_MAX_SCAN bytes. */
+ * message, else the top body; decoded, at most MTA_MAX_SCAN bytes (longer texts
+ * are cut there and c->limit_hit is set). */
 sd_str mta_body(sd_ctx *c);
 
 /* ---- text building ---- */
@@ -103,8 +110,7 @@ int mta_take_codes(sd_arena *a, sd_rcpt *r, sd_str text);
  * the returned message begins (body.n when no end marker was found). */
 size_t mta_angle_blocks(sd_ctx *c, sd_str body, const char *const *starts, const char *const *ends);
 
-/* A local delivery program failed ("Diagnostic-Code: X-Unix; ..."): when no
- * reason rule matches its text, the reason is mailererror. */
-void mta_unix_reason(sd_ctx *c, sd_rcpt *r);
+/* Exim's text (and MXLogic's, an Exim derivative), after the header checks. */
+int mta_exim_body(sd_ctx *c);
 
 #endif

@@ -198,7 +198,7 @@ int mta_dsn(sd_ctx *c)
 /* Where the returned message starts after quoted delivery-status fields. */
 static const char *const inline_ends[] = {
 	"Content-Type: message/rfc822", "Content-Type: text/rfc822-headers",
-	"\nReturn-Path:", "\nReceived:", NULL
+	"Return-Path:", "Received:", NULL
 };
 
 int mta_dsn_inline(sd_ctx *c, sd_str text)

@@ -5,6 +5,9 @@
 
 static int is_office365(const sd_ctx *c)
 {
+	if (!mta_has(c->from, "postmaster") && !mta_has(c->from, "MicrosoftExchange") &&
+	    !mta_has(c->from, "mailer-daemon"))
+		return 0;
 	return mta_hdr(c, "X-MS-Exchange-Transport-CrossTenantHeadersStamped").p ||
 	       mta_hdr(c, "X-MS-Exchange-CrossTenant-Id").p || mta_hdr(c, "X-MS-Exchange-EOPDirect").p ||
 	       mta_hdr(c, "X-MS-Exchange-CrossTenant-OriginalArrivalTime").p ||

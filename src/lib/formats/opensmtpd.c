@@ -35,7 +35,7 @@ static const struct {
 static int is_opensmtpd(const sd_ctx *c)
 {
 	return mta_has(c->subject, "Delivery status notification") ||
-	       mta_has(c->from, "Mailer Daemon <") || mta_received_has(c, " (OpenSMTPD) with ");
+	       mta_has(c->from, "Mailer Daemon <") || mta_received_contains(c, " (OpenSMTPD) with ");
 }
 
 static int says_reason(sd_str text)

@@ -11,9 +11,10 @@ static const pv_phrase ol_phrases[] = {
 
 static int is_outlook(const sd_ctx *c)
 {
-	int score = 0;
+	int score = 1;
 
-	score += mta_has(c->subject, "Delivery Status Notification");
+	if (!mta_has(c->subject, "Delivery Status Notification"))
+		return 0;
 	score += mta_hdr(c, "X-Message-Delivery").p != NULL;
 	score += mta_hdr(c, "X-Message-Info").p != NULL;
 	score += mta_received_has(c, ".hotmail.com");

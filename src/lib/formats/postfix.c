@@ -8,7 +8,7 @@
  * (old Postfix, "--- Delivery report unavailable ---") use the text alone. */
 #include "mta.h"
 
-#define PF_MAX_ITEMS 256 /* recipients read from the notification text */
+#define PF_MAX_ITEMS SD_MAX_RECIPIENTS /* recipients read from the notification text */
 
 typedef struct pf_item {
 	sd_str addr, alias, text;
@@ -24,8 +24,8 @@ static int is_postfix(const sd_ctx *c)
 {
 	sd_str s = sd_trim(c->subject);
 
-	if (mta_hdr(c, "X-AOL-IP").p)
-		return 0;
+	if (mta_hdr(c, "X-AOL-IP").p || mta_hdr_has(c, "Return-Path", "@sendgrid.net>"))
+		return 0; /* AOL's and SendGrid's Postfix bounces have their own modules */
 	return sd_str_caseeq(s, "Undelivered Mail Returned to Sender") ||
 	       mta_has(s, "SMTP server: errors from ");
 }
@@ -232,7 +232,6 @@ int sd_fmt_postfix(sd_ctx *c)
 		if (it)
 			merge(c, &c->rcpts[i], it);
 		finish(c, &c->rcpts[i], it ? it->text : SD_NULLSTR);
-		mta_unix_reason(c, &c->rcpts[i]);
 	}
 	return n;
 }

@@ -90,6 +90,8 @@ sd_str pv_dup(sd_ctx *c, const char *p, size_t n)
 
 int pv_inner_codes(sd_ctx *c, sd_rcpt *r, sd_str s)
 {
+	if (!s.p || !s.n)
+		return 0;
 	for (const char *lt = memchr(s.p, '<', s.n); lt; lt = memchr(lt + 1, '<', s.n - (size_t)(lt + 1 - s.p))) {
 		sd_str in = mta_skip(s, (size_t)(lt + 1 - s.p));
 		sd_found f[2];
@@ -104,11 +106,4 @@ int pv_inner_codes(sd_ctx *c, sd_rcpt *r, sd_str s)
 		return 1;
 	}
 	return 0;
-}
-
-int pv_done(sd_ctx *c, size_t from, const char *name)
-{
-	for (size_t i = from; i < c->nrcpt; i++)
-		c->rcpts[i].decodedby = name;
-	return (int)(c->nrcpt - from);
 }

@@ -38,8 +38,6 @@ sd_str pv_dup(sd_ctx *c, const char *p, size_t n);
 /* A reply code and status pair "<421 4.4.2 text>" inside s: the real SMTP error
  * some providers quote inside their own. Sets both on r; returns 1 if found. */
 int pv_inner_codes(sd_ctx *c, sd_rcpt *r, sd_str s);
-/* Set decodedby of the records [from, c->nrcpt) to name; returns their count. */
-int pv_done(sd_ctx *c, size_t from, const char *name);
 
 
 /* The text bounce of United Internet's mail systems (GMX, WEB.DE, 1&1):

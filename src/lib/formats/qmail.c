@@ -80,7 +80,9 @@ static int is_qmail(const sd_ctx *c)
 {
 	sd_str s = sd_trim(c->subject);
 
-	return sd_str_caseeq(s, "failure notice") || mta_received_has(c, "(qmail ");
+	if (mta_hdr(c, "X-YMailISG").p) /* Yahoo's own format (yahoo.c) */
+		return 0;
+	return sd_str_caseeq(s, "failure notice") || mta_received_contains(c, "(qmail ");
 }
 
 static sd_str rhost_of(sd_str text)

@@ -15,8 +15,8 @@ static const pv_phrase rs_templates[] = {
 
 static int is_receivingses(sd_ctx *c)
 {
-	return mta_hdr(c, "X-SES-Outgoing").p && !mta_has(c->from, "amazonses.com") &&
-	       mta_has(c->subject, "Delivery Status Notification");
+	return mta_has(c->subject, "Delivery Status Notification") && !mta_has(c->from, "amazonses.com") &&
+	       mta_hdr(c, "X-SES-Outgoing").p;
 }
 
 int sd_fmt_receivingses(sd_ctx *c)

@@ -313,12 +313,13 @@ static void finish(dsn_state *s, sd_str lead)
 	for (size_t i = 0; i < s->nrec; i++) {
 		dsn_rec *d = &s->recs[i];
 		sd_rcpt *r = d->r;
-		sd_str diag = dsn_sweep(a, (sd_str){ d->diag.data, d->diag.len });
+		sd_str diag = arena_str(a, d->diag.data, d->diag.len);
 
 		sd_buf_free(&d->diag);
+		diag = dsn_sweep(a, diag);
 		if (s->nrec == 1)
 			diag = join_lead(a, lead, diag);
-		r->diagnostic = diag.n ? arena_str(a, diag.p, diag.n) : SD_NULLSTR;
+		r->diagnostic = diag;
 		if (!r->lhost.n)
 			r->lhost = s->lhost;
 		if (!r->date.n)
@@ -361,6 +362,43 @@ static int decode_report(sd_ctx *c, sd_str report, sd_str lead)
 	return (int)s->nrec;
 }
 
+/* The nearest enclosing message part of part i (0 for the top). */
+static size_t message_of(const sd_ctx *c, size_t i)
+{
+	while (i > 0 && !c->mime.parts[i].is_message && c->mime.parts[i].parent >= 0)
+		i = (size_t)c->mime.parts[i].parent;
+	return i;
+}
+
+/* A bounce forwarded inside a message/rfc822 part, with no address in the
+ * outer text: read the report of the inner message. */
+static int decode_nested(sd_ctx *c)
+{
+	sd_str outer = sd_ctx_body(c), lead;
+	sd_buf b;
+	size_t m;
+
+	if (outer.n && memchr(outer.p, '@', outer.n))
+		return 0;
+	for (size_t i = 1; i < c->mime.nparts; i++) {
+		const char *t = c->mime.parts[i].ctype;
+		if (strcmp(t, "message/delivery-status") && strcmp(t, "message/global-delivery-status"))
+			continue;
+		m = message_of(c, i);
+		sd_buf_init(&b);
+		for (size_t k = m + 1; k < i; k++)
+			if (!strcmp(c->mime.parts[k].ctype, "text/plain") && message_of(c, k) == m) {
+				sd_str x = sd_part_text(c->a, &c->mime.parts[k]);
+				sd_buf_put(&b, x.p, x.n);
+				sd_buf_putc(&b, '\n');
+			}
+		lead = dsn_lead_text(c->a, (sd_str){ b.data ? b.data : "", b.len }, DSN_MAX_LEAD);
+		sd_buf_free(&b);
+		return decode_report(c, sd_part_text(c->a, &c->mime.parts[i]), lead);
+	}
+	return 0;
+}
+
 int sd_fmt_rfc3464(sd_ctx *c)
 {
 	long ds = dsn_find_part(c);
@@ -371,9 +409,11 @@ int sd_fmt_rfc3464(sd_ctx *c)
 		lead = dsn_lead_parts(c, (size_t)ds, DSN_MAX_LEAD);
 		return decode_report(c, sd_part_text(c->a, &c->mime.parts[ds]), lead);
 	}
+	if (sd_part_header(c->top, "Final-Recipient").n && sd_part_header(c->top, "Status").n)
+		return decode_report(c, c->top->head, SD_NULLSTR); /* a pasted report, no headers */
 	body = sd_ctx_body(c);
 	if (!dsn_inline_report(body, &off, &end))
-		return 0;
+		return decode_nested(c);
 	lead = dsn_lead_text(c->a, (sd_str){ body.p, off }, DSN_MAX_LEAD);
 	return decode_report(c, (sd_str){ body.p + off, end - off }, lead);
 }

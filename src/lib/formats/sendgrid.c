@@ -4,9 +4,9 @@
 
 static int is_sendgrid(const sd_ctx *c)
 {
-	return (mta_hdr_has(c, "Return-Path", "<apps@sendgrid.net>") ||
-		mta_received_has(c, ".sendgrid.net")) &&
-	       mta_has(c->subject, "Undelivered Mail Returned to Sender");
+	if (!mta_has(c->subject, "Undelivered Mail Returned to Sender"))
+		return 0;
+	return mta_hdr_has(c, "Return-Path", "<apps@sendgrid.net>") || mta_received_has(c, ".sendgrid.net");
 }
 
 int sd_fmt_sendgrid(sd_ctx *c)

@@ -8,6 +8,7 @@
  * and the message/delivery-status part the RFC 3464 fields. The transcript
  * gives the SMTP command and often the fuller reply. */
 #include "mta.h"
+#include "reply.h"
 
 #define SM_MAX_REPLIES 16 /* distinct "<<<" reply lines kept */
 
@@ -17,16 +18,15 @@ typedef struct sm_text {
 	size_t nreplies;
 	sd_str alt_rcpt, alt_diag, alt_status;
 	int session;             /* "... while talking to" seen */
+	int found;               /* the transcript marker was there */
 } sm_text;
 
 static int is_sendmail(const sd_ctx *c)
 {
 	sd_str s = sd_trim(c->subject);
-	int fwd = mta_starts(s, "Fwd:") || mta_starts(s, "Fw:");
-
-	if (!mta_has(s, "see transcript for details") && !mta_starts(s, "Warning: "))
+	if (mta_hdr(c, "X-AOL-IP").p)
 		return 0;
-	return fwd || mta_has(c->from, "Mail Delivery Subsystem");
+	return mta_has(s, "see transcript for details") || mta_starts(s, "Warning: ");
 }
 
 static void add_reply(sm_text *t, sd_str r)
@@ -96,9 +96,10 @@ static void read_transcript(sd_ctx *c, sd_str body, sm_text *t)
 
 	if (!tr.p)
 		return;
+	t->found = 1;
 	tr = mta_before(tr, "Reporting-MTA:");
 	while (sd_next_line(tr, &pos, &line)) {
-		if (mta_starts(line, ">>> "))
+		if (mta_starts(line, ">>> ") && !t->command.n)
 			t->command = mta_command_word(mta_skip(line, 4));
 		else if (mta_starts(line, "<<< "))
 			add_reply(t, mta_skip(line, 4));
@@ -107,20 +108,35 @@ static void read_transcript(sd_ctx *c, sd_str body, sm_text *t)
 	}
 }
 
-static sd_str replies_text(sd_ctx *c, const sm_text *t)
+/* Does the reply name one of the recipients [first, c->nrcpt) other than r? */
+static int names_other(const sd_ctx *c, size_t first, const sd_rcpt *r, sd_str reply)
 {
-	sd_str r = SD_NULLSTR;
+	for (size_t i = first; i < c->nrcpt; i++) {
+		sd_str a = c->rcpts[i].recipient;
+		if (&c->rcpts[i] != r && a.n && sd_memcasemem(reply.p, reply.n, a.p, a.n) &&
+		    !(r->recipient.n && sd_memcasemem(reply.p, reply.n, r->recipient.p, r->recipient.n)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The session's replies that concern r (those naming another recipient left out). */
+static sd_str replies_text(sd_ctx *c, size_t first, const sd_rcpt *r, const sm_text *t)
+{
+	sd_str out = SD_NULLSTR;
 
 	for (size_t i = 0; i < t->nreplies; i++)
-		r = mta_join(c->a, r, t->replies[i]);
-	return r;
+		if (!names_other(c, first, r, t->replies[i]))
+			out = mta_join(c->a, out, t->replies[i]);
+	return out;
 }
 
 static int dsn_status(sd_str s)
 {
+	sd_status st;
+
 	s = sd_trim(s);
-	return s.n == 5 && (s.p[0] == '4' || s.p[0] == '5') && s.p[1] == '.' &&
-	       sd_isdigit((unsigned char)s.p[2]) && s.p[3] == '.' && sd_isdigit((unsigned char)s.p[4]);
+	return s.n && sd_status_parse(s.p, s.n, &st) == s.n && (st.cls == 4 || st.cls == 5);
 }
 
 static int all_digits(sd_str s)
@@ -132,13 +148,15 @@ static int all_digits(sd_str s)
 	return 1;
 }
 
-static void merge(sd_ctx *c, sd_rcpt *r, const sm_text *t, sd_str replies)
+static void merge(sd_ctx *c, sd_rcpt *r, const sm_text *t, sd_str replies, int single)
 {
-	r->command = t->command.n ? t->command : t->nreplies ? SD_STR("EHLO") : SD_NULLSTR;
 	if (t->alt_diag.n && (!r->diagnostic.n || all_digits(r->diagnostic)))
 		r->diagnostic = t->alt_diag;
-	if (replies.n > r->diagnostic.n)
-		r->diagnostic = replies;
+	if (replies.n && single)
+		r->diagnostic = mta_join(c->a, replies, r->diagnostic);
+	r->command = t->command.n ? t->command : mta_command(r->diagnostic);
+	if (!r->command.n && t->nreplies)
+		r->command = SD_STR("EHLO");
 	if (t->alt_status.n && !dsn_status(r->status))
 		r->status = t->alt_status;
 	if (!mta_is_addr(r->recipient)) {
@@ -146,13 +164,12 @@ static void merge(sd_ctx *c, sd_rcpt *r, const sm_text *t, sd_str replies)
 		if (a.p)
 			r->recipient = a;
 	}
-	mta_unix_reason(c, r);
 }
 
 int sd_fmt_sendmail(sd_ctx *c)
 {
 	sm_text t;
-	sd_str body, replies;
+	sd_str body;
 	size_t first = c->nrcpt;
 	int n;
 
@@ -163,13 +180,14 @@ int sd_fmt_sendmail(sd_ctx *c)
 	if (mta_has(c->subject, "Fwd:") || mta_has(c->subject, "Fw:"))
 		body = mta_unquote(c->a, body);
 	read_transcript(c, body, &t);
+	if (!t.found)
+		return 0; /* a plain RFC 3464 report (rfc3464.c) */
 	n = mta_dsn(c);
 	if (n == 0)
 		n = mta_dsn_inline(c, body);
 	if (n <= 0)
 		return n;
-	replies = replies_text(c, &t);
 	for (size_t i = first; i < c->nrcpt; i++)
-		merge(c, &c->rcpts[i], &t, replies);
+		merge(c, &c->rcpts[i], &t, replies_text(c, first, &c->rcpts[i], &t), n == 1);
 	return n;
 }

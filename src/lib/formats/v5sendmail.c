@@ -92,8 +92,8 @@ int sd_fmt_v5sendmail(sd_ctx *c)
 		return 0;
 	body = mta_body(c);
 	tr = mta_after(body, "----- Transcript of session follows -----");
-	if (!tr.p || (!mta_has(tr, "----- Unsent message follows -----") &&
-		      !mta_has(tr, "----- No message was collected -----")))
+	if (!tr.p || (!mta_contains(tr, "----- Unsent message follows -----") &&
+		      !mta_contains(tr, "----- No message was collected -----")))
 		return 0;
 	tr = mta_before(mta_before(tr, "----- Unsent message follows -----"), "----- No message was collected -----");
 	memset(&s, 0, sizeof(s));

@@ -11,7 +11,7 @@ static int is_x1(const sd_ctx *c)
 {
 	sd_str s = sd_trim(c->subject);
 
-	return mta_starts(s, "Returned Mail: ") || mta_starts(s, "Mail Delivery Failure") ||
+	return mta_prefix(s, "Returned Mail: ") || mta_prefix(s, "Mail Delivery Failure") ||
 	       (mta_has(c->from, "\"Mail Deliver") && mta_has(c->from, "System\" "));
 }
 

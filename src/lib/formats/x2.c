@@ -26,7 +26,7 @@ int sd_fmt_x2(sd_ctx *c)
 	if (!is_x2(c))
 		return 0;
 	body = mta_body(c);
-	if (!mta_has(body, starts[0]))
+	if (!mta_contains(body, starts[0]))
 		return 0;
 	at = mta_angle_blocks(c, body, starts, ends);
 	for (size_t i = first; i < c->nrcpt; i++) {

@@ -14,9 +14,9 @@
 
 static int is_yahoo(const sd_ctx *c)
 {
-	if (mta_hdr(c, "X-YMailISG").p)
-		return 1;
-	return mta_starts(sd_trim(c->subject), "Failure Notice") && mta_hdr_has(c, "From", "@yahoo");
+	if (!mta_starts(sd_trim(c->subject), "Failure Notice"))
+		return 0;
+	return mta_has(c->from, "@yahoo") || mta_hdr(c, "X-YMailISG").p;
 }
 
 /* "[RCPT_TO]" -> RCPT */

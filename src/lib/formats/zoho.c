@@ -11,8 +11,9 @@
 
 static int is_zoho(const sd_ctx *c)
 {
-	return mta_hdr(c, "X-ZohoMail").p || (mta_hdr_has(c, "X-Mailer", "Zoho Mail") &&
-					      mta_has(c->from, "mailer-daemon@"));
+	if (!mta_has(c->from, "mailer-daemon@"))
+		return 0;
+	return mta_hdr(c, "X-ZohoMail").p || mta_hdr_has(c, "X-Mailer", "Zoho Mail");
 }
 
 static sd_str digits(sd_str s, size_t max)

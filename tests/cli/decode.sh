@@ -1,0 +1,78 @@
+#!/bin/sh
+# CLI tests of `smtpdiag decode` over the bundled samples and odd inputs.
+. "$(dirname "$0")/lib.sh"
+
+expect_exit 0 "decode one DSN" -- "$BIN" decode samples/bounces/postfix-userunknown.eml
+expect_lines 1 "one verdict" out
+expect_out '"recipient":"nobody@example.org"' "recipient"
+expect_out '"reason":"userunknown"' "reason"
+expect_out '"deliverystatus":"5.1.1"' "status"
+expect_out '"replycode":"550"' "reply code"
+expect_out '"hardbounce":true' "hard bounce"
+expect_out '"advice":"suppress-recipient"' "advice"
+expect_out '"addresser":"newsletter@example.net"' "addresser from the returned headers"
+expect_out '"origin":"samples/bounces/postfix-userunknown.eml"' "origin is the path"
+
+expect_exit 0 "decode a 4xx delay" -- "$BIN" decode samples/bounces/exchange-431.eml
+expect_out '"replycode":"431"' "431 kept as sent"
+expect_out '"retry":true' "a 431 is retried"
+expect_out '"hardbounce":false' "a 431 is no hard bounce"
+expect_out '"nonstandard-reply-code"' "431 flagged"
+
+expect_exit 0 "decode an mbox" -- "$BIN" decode samples/two-bounces.mbox
+expect_lines 2 "two verdicts" out
+expect_out '"origin":"samples/two-bounces.mbox:2"' "mbox origin carries the message number"
+expect_out '"reason":"mailboxfull"' "first: mailbox full"
+expect_out '"reason":"hostunknown"' "second: host unknown"
+
+expect_exit 0 "an mbox on stdin" -- sh -c "\"$BIN\" decode - <samples/two-bounces.mbox"
+expect_lines 2 "two verdicts from stdin" out
+expect_out '"origin":"-:2"' "stdin mbox origin"
+
+expect_exit 0 "a non-bounce gives nothing" -- "$BIN" decode samples/not-a-bounce.eml
+expect_lines 0 "no output for a non-bounce" out
+
+expect_exit 0 "summary over the samples" -- "$BIN" decode --summary samples
+expect_out '^inputs: +5$' "5 inputs"
+expect_out '^  bounces: +4$' "4 bounces"
+expect_out '^  non-bounces: +1$' "1 non-bounce"
+expect_out '^  errors: +0$' "no errors"
+expect_out '^results: +4$' "4 results"
+
+expect_exit 0 "text table" -- "$BIN" decode --format text samples
+expect_out '^RECIPIENT' "table header"
+expect_out 'nobody@example.org +userunknown' "table row"
+
+mkdir -p "$TMP/in"
+: >"$TMP/in/empty.eml"
+printf 'x' >"$TMP/in/tiny.eml"
+cp samples/bounces/postfix-userunknown.eml "$TMP/in/good.eml"
+expect_exit 1 "errors are counted, the run goes on" -- "$BIN" decode --summary "$TMP/in" "$TMP/missing"
+expect_err "empty.eml: empty file" "empty file named"
+expect_err "missing: No such file" "missing path named"
+expect_out '^results: +1$' "the good file still decoded"
+n=$((n + 1))
+in=$(sed -n 's/^inputs: *//p' "$TMP/out"); b=$(sed -n 's/^  bounces: *//p' "$TMP/out")
+nb=$(sed -n 's/^  non-bounces: *//p' "$TMP/out"); e=$(sed -n 's/^  errors: *//p' "$TMP/out")
+if [ "$in" -eq $((b + nb + e)) ] && [ "$in" -eq 4 ]; then echo "ok $n - counts add up ($in = $b + $nb + $e)"; else
+	echo "not ok $n - counts do not add up ($in != $b + $nb + $e, or not 4 inputs)"; fi
+
+mkdir -p "$TMP/md/cur" "$TMP/md/new" "$TMP/md/tmp"
+cp samples/bounces/postfix-userunknown.eml "$TMP/md/cur/1.eml"
+cp samples/bounces/exchange-431.eml "$TMP/md/new/2.eml"
+printf 'half-written' >"$TMP/md/tmp/3.eml"
+expect_exit 0 "a Maildir: cur and new, not tmp" -- "$BIN" decode "$TMP/md"
+expect_lines 2 "two verdicts from the Maildir" out
+
+tr '\n' '\r' <samples/bounces/postfix-userunknown.eml >"$TMP/cr.eml"
+sed 's/$/\r/' samples/bounces/postfix-userunknown.eml >"$TMP/crlf.eml"
+expect_exit 0 "CR line ends" -- "$BIN" decode "$TMP/cr.eml"
+expect_out '"reason":"userunknown"' "same verdict with CR"
+expect_exit 0 "CRLF line ends" -- "$BIN" decode "$TMP/crlf.eml"
+expect_out '"reason":"userunknown"' "same verdict with CRLF"
+
+expect_exit 2 "no input" -- "$BIN" decode
+expect_exit 2 "bad format" -- "$BIN" decode --format xml samples
+expect_exit 2 "unknown option" -- "$BIN" decode --bogus samples
+expect_exit 0 "help" -- "$BIN" decode --help
+expect_out "usage: smtpdiag decode" "help text"

@@ -1,0 +1,143 @@
+/* test_decode.c - decode verdicts on the project's own small bounces
+ * (tests/fixtures/decode/): standard and broken DSNs, a feedback report, an
+ * auto-reply, a delivery report and a message that is no bounce. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "smtpdiag.h"
+
+#define FIXTURES "tests/fixtures/decode/"
+#define MAX_WANT 4
+
+typedef struct want {
+	const char *recipient, *reason, *status, *replycode;
+	int hard;
+} want;
+
+static const struct {
+	const char *file;
+	unsigned flags;
+	int n;
+	want w[MAX_WANT];
+} cases[] = {
+	{ "dsn-single.eml", 0, 1, { { "bob@example.com", "userunknown", "5.1.1", "550", 1 } } },
+	{ "dsn-multi.eml", 0, 3,
+	  { { "carol@example.com", "mailboxfull", "5.2.2", "552", 0 },
+	    { "dave@example.net", "expired", "4.4.1", "451", 0 },
+	    { "erin@example.jp", "spamdetected", "5.7.1", "554", 0 } } },
+	{ "dsn-inline.eml", 0, 1, { { "frank@example.co.jp", "hostunknown", "5.1.2", "", 1 } } },
+	{ "arf.eml", 0, 1, { { "grace@example.net", "feedback", "", "", 0 } } },
+	{ "autoreply.eml", SMTPDIAG_DECODE_VACATION, 1, { { "heidi@example.de", "vacation", "", "", 0 } } },
+	{ "autoreply.eml", 0, 0, { { NULL, NULL, NULL, NULL, 0 } } },
+	{ "dsn-delivered.eml", SMTPDIAG_DECODE_DELIVERED, 1,
+	  { { "laura@example.com", "delivered", "2.0.0", "250", 0 } } },
+	{ "dsn-delivered.eml", 0, 0, { { NULL, NULL, NULL, NULL, 0 } } },
+	{ "notbounce.eml", SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION, 0,
+	  { { NULL, NULL, NULL, NULL, 0 } } },
+};
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = malloc(1 << 20);
+	*len = buf ? fread(buf, 1, 1 << 20, f) : 0;
+	fclose(f);
+	return buf;
+}
+
+static void check_fact(const char *file, int i, const smtpdiag_fact *f, const want *w)
+{
+	if (strcmp(f->recipient, w->recipient) || strcmp(f->reason, w->reason) ||
+	    strcmp(f->deliverystatus, w->status) || strcmp(f->replycode, w->replycode) ||
+	    f->hardbounce != w->hard)
+		fail_msg("%s #%d: got %s %s %s '%s' hard=%d, want %s %s %s '%s' hard=%d", file, i,
+			 f->recipient, f->reason, f->deliverystatus, f->replycode, f->hardbounce,
+			 w->recipient, w->reason, w->status, w->replycode, w->hard);
+}
+
+static void test_fixtures(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char path[256];
+		size_t len = 0;
+		char *buf;
+		smtpdiag_decoder *d = smtpdiag_decoder_new(cases[k].flags);
+		smtpdiag_error err;
+		int n;
+
+		snprintf(path, sizeof(path), FIXTURES "%s", cases[k].file);
+		buf = slurp(path, &len);
+		assert_non_null(buf);
+		assert_non_null(d);
+		n = smtpdiag_decode(d, buf, len, path, &err);
+		if (n != cases[k].n)
+			fail_msg("%s (flags %u): %d verdicts, want %d", cases[k].file, cases[k].flags, n, cases[k].n);
+		for (int i = 0; i < n; i++)
+			check_fact(cases[k].file, i, smtpdiag_decoder_fact(d, (size_t)i), &cases[k].w[i]);
+		smtpdiag_decoder_free(d);
+		free(buf);
+	}
+}
+
+/* Line ends do not change a verdict: the same DSN with CRLF and with bare CR. */
+static void test_line_ends(void **state)
+{
+	size_t len = 0, k = 0;
+	char *buf = slurp(FIXTURES "dsn-multi.eml", &len), *crlf, *cr;
+	smtpdiag_decoder *d = smtpdiag_decoder_new(0);
+	smtpdiag_error err;
+
+	(void)state;
+	assert_non_null(buf);
+	crlf = malloc(len * 2 + 1);
+	cr = malloc(len + 1);
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\n')
+			crlf[k++] = '\r';
+		crlf[k++] = buf[i];
+		cr[i] = buf[i] == '\n' ? '\r' : buf[i];
+	}
+	assert_int_equal(smtpdiag_decode(d, crlf, k, NULL, &err), 3);
+	check_fact("crlf", 1, smtpdiag_decoder_fact(d, 1), &cases[1].w[1]);
+	assert_int_equal(smtpdiag_decode(d, cr, len, NULL, &err), 3);
+	check_fact("cr", 2, smtpdiag_decoder_fact(d, 2), &cases[1].w[2]);
+	smtpdiag_decoder_free(d);
+	free(buf);
+	free(crlf);
+	free(cr);
+}
+
+/* Inputs that are no mail at all: no verdict, and no crash. */
+static void test_junk(void **state)
+{
+	static const char *const junk[] = { "x", "\n\n\n", "From: a@b\n\n", "Final-Recipient: rfc822;\n",
+					    "Content-Type: multipart/report; boundary=x\n\n--x\n" };
+	smtpdiag_decoder *d = smtpdiag_decoder_new(SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION);
+	smtpdiag_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++)
+		assert_true(smtpdiag_decode(d, junk[i], strlen(junk[i]), NULL, &err) == 0);
+	assert_int_equal(smtpdiag_decode(d, "", 0, NULL, &err), SMTPDIAG_EINVAL);
+	smtpdiag_decoder_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_line_ends),
+		cmocka_unit_test(test_junk),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
