@@ -107,7 +107,7 @@ int sd_fmt_messagingserver(sd_ctx *c)
 		return SMTPDIAG_ENOMEM;
 	memset(reasons, 0, sizeof(sd_str) * SD_MAX_RECIPIENTS);
 	body = mta_body(c);
-	if (!mta_has(body, "This report relates to a message you sent"))
+	if (!mta_contains(body, "This report relates to a message you sent"))
 		return 0;
 	read_text(c, body, first, reasons);
 	dsn_first = c->nrcpt;
@@ -121,8 +121,8 @@ int sd_fmt_messagingserver(sd_ctx *c)
 	for (size_t i = first; i < dsn_first; i++) {
 		const sd_rcpt *d = NULL;
 		for (size_t k = dsn_first; k < c->nrcpt && !d; k++)
-			if (sd_memcaseeq(c->rcpts[k].recipient.p, c->rcpts[i].recipient.p, c->rcpts[i].recipient.n) &&
-			    c->rcpts[k].recipient.n == c->rcpts[i].recipient.n)
+			if (c->rcpts[k].recipient.n == c->rcpts[i].recipient.n &&
+			    sd_memcaseeq(c->rcpts[k].recipient.p, c->rcpts[i].recipient.p, c->rcpts[i].recipient.n))
 				d = &c->rcpts[k];
 		from_dsn(c, &c->rcpts[i], d, reasons[i]);
 		c->rcpts[i].diagnostic = mta_squeeze(c->a, c->rcpts[i].diagnostic);
