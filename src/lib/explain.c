@@ -444,6 +444,10 @@ static int decide_reason(const query *q, smtpdiag_class k)
 	}
 	if (r < 0 && q->st.text[0] && q->st.text[0] != 'X')
 		r = sd_reason_from_status(q->st.text);
+	/* X.3.1 names the mail system's storage (RFC 3463 3.4), not a mailbox quota:
+	 * "431 4.3.1 STOREDRV; mailbox disk is full" is the server's disk */
+	if (r == SD_R_mailboxfull && q->st.text[0] && q->st.subject == 3 && q->st.detail == 1)
+		r = SD_R_systemfull;
 	if (k != SMTPDIAG_CLASS_TRANSIENT && k != SMTPDIAG_CLASS_PERMANENT && r != SD_R_delivered)
 		r = -1;
 	return r;
