@@ -109,15 +109,26 @@ check: deps
 sanitize:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)-san SAN=1 CC=clang CFLAGS="-O1 -g" check
 
-FUZZ_SRC = $(sort $(wildcard fuzz/fuzz_*.c))
-fuzz-build: $(STATIC)
-	@mkdir -p $(BUILD)/fuzz
-	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  clang $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
-	    $$f $(LIB_SRC) $(GEN_SRC) -o $(BUILD)/fuzz/$$n $(LDLIBS) || exit 1; done
+FUZZ_SRC  = $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_BIN  = $(FUZZ_SRC:fuzz/%.c=$(BUILD)-fuzz/fuzz/%)
+FUZZ_LIB  = $(BUILD)-fuzz/libsmtpdiag.a
+FUZZ_SAN  = -fsanitize=address,undefined -fno-sanitize-recover=all
 
-fuzz-replay: deps fuzz-build
-	@sh tests/fuzz-replay.sh $(BUILD)/fuzz
+# The library once, instrumented for libFuzzer; then each target links to it.
+$(FUZZ_LIB): FORCE
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)-fuzz CC=clang \
+	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_LIB)
+
+$(BUILD)-fuzz/fuzz/%: fuzz/%.c $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS:$(BUILD)/gen=$(BUILD)-fuzz/gen) $(PKG_CFLAGS) -std=c11 -D_GNU_SOURCE -g -O1 \
+	  -fsanitize=fuzzer $(FUZZ_SAN) $< -o $@ $(FUZZ_LIB) $(LDLIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz-replay: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	@sh tests/fuzz-replay.sh $(BUILD)-fuzz/fuzz
 
 conformance: deps $(BIN)
 	@sh tests/conformance.sh $(BIN)
@@ -148,8 +159,10 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/man/man1/smtpdiag.1
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-san
+	rm -rf $(BUILD) $(BUILD)-san $(BUILD)-fuzz
 
-.PHONY: all help deps tests check sanitize fuzz-build fuzz-replay conformance run bench install uninstall clean
+FORCE:
+
+.PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay conformance run bench install uninstall clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,33 @@
+/* httpd.h - smtpdiag serve: the code reference and bounce analyzer over HTTP.
+ * The front end the CLI calls; everything below it goes through smtpdiag.h. */
+#ifndef SMTPDIAG_HTTPD_H
+#define SMTPDIAG_HTTPD_H
+
+#include <stddef.h>
+
+#define HTTPD_LISTEN "127.0.0.1:8025"
+#define HTTPD_MAX_BODY ((size_t)10 << 20)  /* request body */
+#define HTTPD_MAX_HEADER ((size_t)16 << 10) /* request line and headers */
+#define HTTPD_MAX_CONN 1024u                /* open connections */
+#define HTTPD_TIMEOUT 10u                   /* seconds a connection may idle */
+#define HTTPD_THREADS 2u                    /* worker threads */
+#define HTTPD_CACHE_SLOTS 512u              /* rendered pages kept */
+
+typedef struct httpd_config {
+	const char *listen;  /* "HOST:PORT", "[V6]:PORT" or "PORT"; port 0 picks a free one */
+	size_t max_body;
+	size_t max_header;
+	unsigned max_conn;
+	unsigned timeout;    /* idle seconds; a request body must arrive in 6x this */
+	unsigned threads;
+	int access_log;      /* one line per request on stderr */
+} httpd_config;
+
+void httpd_config_init(httpd_config *c);
+
+/* Serve until SIGINT or SIGTERM, then finish the requests in flight (for at most
+ * a few seconds) and return 0. Returns -1 when the server cannot start; the
+ * reason is in err. Log lines go to stderr. */
+int httpd_run(const httpd_config *c, char *err, size_t errlen);
+
+#endif

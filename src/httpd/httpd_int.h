@@ -1,0 +1,121 @@
+/* httpd_int.h - what the parts of the HTTP front end share. */
+#ifndef SMTPDIAG_HTTPD_INT_H
+#define SMTPDIAG_HTTPD_INT_H
+
+#include <stdint.h>
+#include <time.h>
+#include <microhttpd.h>
+
+#include "smtpdiag.h"
+#include "httpd.h"
+
+/* Methods, as bits for route tables. HEAD is served wherever GET is. */
+enum { HM_GET = 1, HM_HEAD = 2, HM_POST = 4, HM_OTHER = 8 };
+
+/* Kinds of request body a route accepts (checked against Content-Type). */
+enum { HB_NONE = 0, HB_TEXT, HB_FORM, HB_MAIL };
+
+#define HTTPD_LOG_URI 512 /* bytes of the request target kept for the log */
+
+/* One request, from the first byte of its request line to its log line. */
+typedef struct hreq {
+	struct MHD_Connection *conn;
+	const httpd_config *cfg;
+	const char *url;          /* decoded path; valid while the handler runs */
+	unsigned method;          /* HM_* */
+	int route;                /* index in the route table, -1 for none */
+	int started;
+	int over;                 /* body over max_body: discarded, answered 413 */
+	int status;               /* answered status, 0 before */
+	uint64_t bytes;           /* body bytes answered */
+	size_t hsize;             /* bytes of the request line and headers */
+	char *body;               /* request body, NUL-terminated */
+	size_t blen, bcap;
+	struct timespec t0;
+	char mname[16];
+	char version[12];
+	char uri[HTTPD_LOG_URI];
+} hreq;
+
+/* ---- buffers (hbuf.c): appenders over smtpdiag_buf; oom is sticky ---- */
+void hb_put(smtpdiag_buf *b, const char *p, size_t n);
+void hb_puts(smtpdiag_buf *b, const char *s);
+void hb_printf(smtpdiag_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void hb_html(smtpdiag_buf *b, const char *p, size_t n); /* HTML-escaped text */
+void hb_htmls(smtpdiag_buf *b, const char *s);
+void hb_url(smtpdiag_buf *b, const char *s);            /* percent-encoded component */
+void hb_json(smtpdiag_buf *b, const char *s);           /* quoted JSON string */
+/* Decode one application/x-www-form-urlencoded field in place; NULL when absent. */
+char *form_field(char *body, size_t len, const char *name, size_t *outlen);
+
+/* ---- responses (server.c) ---- */
+/* Headers every response carries: type, CSP, nosniff, referrer policy. */
+void reply_headers(struct MHD_Response *resp, const char *ctype);
+/* Answer with b's bytes (ownership moves to the response, even on failure). */
+enum MHD_Result reply_buf(hreq *r, int status, const char *ctype, smtpdiag_buf *b);
+/* A response holding b's bytes with the common headers (takes b's data); NULL on failure. */
+struct MHD_Response *make_response(smtpdiag_buf *b, const char *ctype);
+/* Answer with a response kept elsewhere (static or cached); not destroyed here. */
+enum MHD_Result reply_shared(hreq *r, int status, struct MHD_Response *resp, size_t len);
+/* Error as JSON for the API, as a page otherwise. */
+enum MHD_Result reply_error(hreq *r, int status, const char *msg);
+/* 405 with an Allow header. */
+enum MHD_Result reply_405(hreq *r, unsigned allowed);
+/* Value of a query argument, or NULL. */
+const char *req_arg(hreq *r, const char *name);
+/* Is this request for the JSON API? */
+int req_is_api(const hreq *r);
+/* A decoder of this thread for these flags (never freed by the caller). */
+smtpdiag_decoder *thread_decoder(unsigned flags);
+
+/* ---- routes (routes.c) ---- */
+typedef enum MHD_Result (*route_fn)(hreq *r);
+typedef struct route {
+	const char *path;
+	int prefix;       /* path is a prefix ("/code/") */
+	unsigned methods; /* HM_* */
+	int body;         /* HB_* for POST */
+	route_fn fn;
+} route;
+int route_find(const char *url);
+const route *route_at(int i);
+int routes_init(void);    /* build the static responses; 0 or -1 */
+void routes_free(void);
+
+/* ---- pages (pages.c, index.c, layout.c) ---- */
+enum MHD_Result page_index(hreq *r);
+enum MHD_Result page_code(hreq *r);
+enum MHD_Result page_analyze(hreq *r);
+void page_begin(smtpdiag_buf *b, const char *title, const char *code);
+void page_end(smtpdiag_buf *b);
+void page_error(smtpdiag_buf *b, int status, const char *msg);
+void render_index(smtpdiag_buf *b, const char *q, const char *filter);
+void index_init(void);
+/* The index as a JSON array (/api/v1/codes). */
+void codes_json(smtpdiag_buf *b);
+/* Title of a code in the knowledge base ("4.3.1" falls back to "X.3.1"), or NULL. */
+const char *index_title(const char *code);
+/* A link to a code's page: <a href="/code/...">code</a>, escaped. */
+void link_code(smtpdiag_buf *b, const char *code);
+extern const char css_text[], js_text[], icon_svg[];
+extern const size_t css_len, js_len, icon_len;
+
+/* ---- JSON API (api.c) ---- */
+enum MHD_Result api_explain(hreq *r);
+enum MHD_Result api_decode(hreq *r);
+enum MHD_Result api_codes(hreq *r);
+enum MHD_Result api_health(hreq *r);
+/* Explain with mode "auto" (a code first, then any text), "code", "text" or "file". */
+int explain_query(const char *q, size_t n, const char *mode, smtpdiag_explanation **e,
+		  smtpdiag_error *err);
+/* HTTP status for a library error code. */
+int status_of(int rc);
+
+/* ---- cache (cache.c): a bounded table of finished responses ---- */
+/* 1: answered from the cache, 0: not there, -1: found but queueing failed. */
+int cache_reply(hreq *r, const char *key);
+/* Keep resp under key (takes a reference) and answer r with it. */
+enum MHD_Result cache_put_reply(hreq *r, const char *key, int status, struct MHD_Response *resp, size_t len);
+void cache_clear(void);
+
+#endif

@@ -1,0 +1,280 @@
+/* index.c - the index of every code in the knowledge base (/ and /api/v1/codes):
+ * sorted and grouped by class (reply codes) and subject (enhanced statuses),
+ * searched and filtered on the server so it works without the script. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "httpd_int.h"
+
+enum { K_T = 1, K_P = 2, K_N = 4 }; /* transient, permanent, non-standard */
+enum { G_REPLY = 0, G_STATUS = 4, G_COUNT = 12 };
+
+static const char *const group_names[G_COUNT] = {
+	"2xx Success", "3xx Intermediate", "4xx Transient failure", "5xx Permanent failure",
+	"X.0 Other or undefined", "X.1 Addressing", "X.2 Mailbox", "X.3 Mail system",
+	"X.4 Network and routing", "X.5 Mail delivery protocol", "X.6 Message content or media",
+	"X.7 Security or policy",
+};
+
+typedef struct irow {
+	const smtpdiag_code_info *ci;
+	int group, num, detail, prefix;
+	unsigned kinds;
+	char search[160]; /* lower-case "code title" */
+} irow;
+
+static irow *rows;
+static size_t nrows;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void fill_row(irow *r, const smtpdiag_code_info *ci)
+{
+	const char *c = ci->code;
+	size_t i, n;
+
+	r->ci = ci;
+	if (c[1] == '.') { /* X.S.D or a class-specific status such as 5.3.1 */
+		r->group = G_STATUS + (c[2] - '0');
+		r->detail = (int)strtol(strchr(c + 2, '.') + 1, NULL, 10);
+		r->prefix = c[0] == 'X' ? 0 : c[0] - '0';
+		r->kinds = ci->klass == SMTPDIAG_CLASS_PERMANENT ? K_P : ci->klass == SMTPDIAG_CLASS_TRANSIENT ? K_T
+			   : (strchr(ci->allowed, '4') || !strcmp(ci->allowed, "any") ? K_T : 0) |
+			     (strchr(ci->allowed, '5') || !strcmp(ci->allowed, "any") ? K_P : 0);
+	} else {
+		r->num = (int)strtol(c, NULL, 10);
+		r->group = G_REPLY + (ci->klass == SMTPDIAG_CLASS_SUCCESS ? 0 : ci->klass == SMTPDIAG_CLASS_INTERMEDIATE ? 1
+				      : ci->klass == SMTPDIAG_CLASS_TRANSIENT ? 2 : 3);
+		r->kinds = ci->klass == SMTPDIAG_CLASS_TRANSIENT ? K_T : ci->klass == SMTPDIAG_CLASS_PERMANENT ? K_P : 0;
+	}
+	if (!ci->standard)
+		r->kinds |= K_N;
+	if (r->group >= G_COUNT)
+		r->group = G_COUNT - 1;
+	n = (size_t)snprintf(r->search, sizeof(r->search), "%s %s", c, ci->title);
+	for (i = 0; i < n && i < sizeof(r->search); i++)
+		r->search[i] = (char)((r->search[i] >= 'A' && r->search[i] <= 'Z') ? r->search[i] + 32 : r->search[i]);
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const irow *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group - y->group;
+	if (x->num != y->num)
+		return x->num - y->num;
+	if (x->detail != y->detail)
+		return x->detail - y->detail;
+	return x->prefix - y->prefix;
+}
+
+static void build(void)
+{
+	size_t n = smtpdiag_code_count();
+
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	if (!rows)
+		return;
+	for (size_t i = 0; i < n; i++)
+		fill_row(&rows[nrows++], smtpdiag_code_at(i));
+	qsort(rows, nrows, sizeof(*rows), cmp_rows);
+}
+
+void index_init(void)
+{
+	pthread_once(&once, build);
+}
+
+const char *index_title(const char *code)
+{
+	char x[16];
+
+	index_init();
+	for (size_t i = 0; i < nrows; i++)
+		if (!strcmp(rows[i].ci->code, code))
+			return rows[i].ci->title;
+	if (strlen(code) < sizeof(x) && (code[0] == '2' || code[0] == '4' || code[0] == '5') && code[1] == '.') {
+		snprintf(x, sizeof(x), "X%s", code + 1);
+		return index_title(x);
+	}
+	return NULL;
+}
+
+/* Every word of q (lower case) in the row; "4.3.1" also finds "x.3.1". */
+static int row_matches(const irow *r, const char *q)
+{
+	char w[64];
+
+	while (q && *q) {
+		size_t n = 0;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		while (*q && *q != ' ' && *q != '\t') {
+			if (n + 1 < sizeof(w))
+				w[n++] = (char)((*q >= 'A' && *q <= 'Z') ? *q + 32 : *q);
+			q++;
+		}
+		w[n] = '\0';
+		if (!n || strstr(r->search, w))
+			continue;
+		if (!((w[0] == '2' || w[0] == '4' || w[0] == '5') && w[1] == '.'))
+			return 0;
+		w[0] = 'x'; /* a class-specific status also finds its X. entry */
+		if (!strstr(r->search, w))
+			return 0;
+	}
+	return 1;
+}
+
+static unsigned filter_bits(const char *f)
+{
+	if (!f)
+		return 0;
+	return !strcmp(f, "transient") ? K_T : !strcmp(f, "permanent") ? K_P : !strcmp(f, "nonstandard") ? K_N : 0;
+}
+
+static void filter_links(smtpdiag_buf *b, const char *q, unsigned on)
+{
+	static const struct { const char *f, *label; unsigned bit; } fl[] = {
+		{ "all", "All", 0 }, { "transient", "Transient (4xx)", K_T },
+		{ "permanent", "Permanent (5xx)", K_P }, { "nonstandard", "Non-standard", K_N },
+	};
+
+	hb_puts(b, "<nav class=\"filters\" aria-label=\"Filters\">");
+	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++) {
+		hb_printf(b, "<a href=\"/?f=%s", fl[i].f);
+		if (q && *q) {
+			hb_puts(b, "&amp;q=");
+			hb_url(b, q);
+		}
+		hb_printf(b, "\"%s>%s</a>", on == fl[i].bit ? " class=\"on\" aria-current=\"page\"" : "", fl[i].label);
+	}
+	hb_puts(b, "</nav>\n");
+}
+
+static void search_form(smtpdiag_buf *b, const char *q, const char *f, unsigned on)
+{
+	hb_puts(b, "<form class=\"search\" action=\"/\" method=\"get\" role=\"search\">"
+		   "<label class=\"sr\" for=\"q\">Search codes</label>"
+		   "<input id=\"q\" type=\"search\" name=\"q\" autocomplete=\"off\" "
+		   "placeholder=\"431, 4.3.1, 552 4.3.1 or words: mailbox full\" value=\"");
+	hb_htmls(b, q);
+	hb_puts(b, "\">");
+	if (on) {
+		hb_puts(b, "<input type=\"hidden\" name=\"f\" value=\"");
+		hb_htmls(b, f);
+		hb_puts(b, "\">");
+	}
+	hb_puts(b, "<button type=\"submit\">Search</button></form>\n");
+}
+
+/* A query that is itself a code or a pair gets a direct link to its page. */
+static void code_callout(smtpdiag_buf *b, const char *q)
+{
+	smtpdiag_explanation *e;
+	smtpdiag_error err = { 0, "" };
+
+	if (!q || !*q || strlen(q) > 24 || smtpdiag_explain(q, strlen(q), SMTPDIAG_EXPLAIN_CODE, &e, &err) < 0)
+		return;
+	hb_printf(b, "<p class=\"box %s\">Explain ", smtpdiag_class_name(e->klass));
+	link_code(b, q);
+	hb_puts(b, ": ");
+	hb_htmls(b, e->title);
+	hb_puts(b, "</p>\n");
+	smtpdiag_explanation_free(e);
+}
+
+static void row_html(smtpdiag_buf *b, const irow *r)
+{
+	hb_puts(b, "<li data-s=\"");
+	hb_htmls(b, r->search);
+	hb_puts(b, "\"><a href=\"/code/");
+	hb_url(b, r->ci->code);
+	hb_puts(b, "\"><span class=\"code\">");
+	hb_htmls(b, r->ci->code);
+	hb_puts(b, "</span><span class=\"t\">");
+	hb_htmls(b, r->ci->title);
+	if (r->kinds & K_N)
+		hb_puts(b, " <span class=\"tag\">non-standard</span>");
+	hb_puts(b, "</span></a></li>\n");
+}
+
+static int shown(const irow *r, const char *q, unsigned on)
+{
+	return (!on || (r->kinds & on)) && row_matches(r, q);
+}
+
+static void groups_html(smtpdiag_buf *b, const char *q, unsigned on)
+{
+	int open = -1;
+
+	for (size_t i = 0; i < nrows; i++) {
+		const irow *r = &rows[i];
+		if (!shown(r, q, on))
+			continue;
+		if (r->group != open) {
+			if (open >= 0)
+				hb_puts(b, "</ul></section>\n");
+			if ((open < G_STATUS) != (r->group < G_STATUS) || open < 0) {
+				if (open >= 0)
+					hb_puts(b, "</div></div>\n");
+				hb_printf(b, "<div class=\"part\"><h2>%s</h2><div class=\"groups\">\n",
+					  r->group < G_STATUS ? "Reply codes (RFC 5321 and in the wild)"
+							      : "Enhanced status codes (RFC 3463, IANA registry)");
+			}
+			hb_printf(b, "<section class=\"group\"><h2>%s</h2><ul>\n", group_names[r->group]);
+			open = r->group;
+		}
+		row_html(b, r);
+	}
+	if (open >= 0)
+		hb_puts(b, "</ul></section>\n</div></div>\n");
+}
+
+void render_index(smtpdiag_buf *b, const char *q, const char *f)
+{
+	unsigned on = filter_bits(f);
+	size_t count = 0;
+
+	index_init();
+	for (size_t i = 0; i < nrows; i++)
+		count += (size_t)shown(&rows[i], q, on);
+	page_begin(b, q && *q ? q : "SMTP reply and status codes", "wide");
+	hb_puts(b, "<h1>SMTP reply codes and enhanced status codes</h1>\n"
+		   "<p class=\"lead\">What each code means, whether to retry, and who has to fix it. "
+		   "Got a whole bounce or log line? <a href=\"/analyze\">Analyze it</a>.</p>\n");
+	search_form(b, q, f, on);
+	filter_links(b, q, on);
+	code_callout(b, q);
+	hb_printf(b, "<p class=\"muted\" id=\"count\">%zu code%s</p>\n", count, count == 1 ? "" : "s");
+	if (!count) {
+		hb_puts(b, "<p>No code matches. Try fewer words, or paste the whole reply into "
+			   "<a href=\"/analyze\">Analyze</a>.</p>\n");
+	}
+	hb_puts(b, "<div id=\"codes\">\n");
+	groups_html(b, q, on);
+	hb_puts(b, "</div>\n");
+	page_end(b);
+}
+
+void codes_json(smtpdiag_buf *b)
+{
+	index_init();
+	hb_puts(b, "[");
+	for (size_t i = 0; i < nrows; i++) {
+		const irow *r = &rows[i];
+		hb_puts(b, i ? ",\n{\"code\":" : "\n{\"code\":");
+		hb_json(b, r->ci->code);
+		hb_puts(b, ",\"title\":");
+		hb_json(b, r->ci->title);
+		hb_printf(b, ",\"class\":\"%s\",\"standard\":%s,\"allowed\":", smtpdiag_class_name(r->ci->klass),
+			  r->ci->standard ? "true" : "false");
+		hb_json(b, r->ci->allowed);
+		hb_printf(b, ",\"group\":\"%s\",\"url\":\"/code/", group_names[r->group]);
+		hb_url(b, r->ci->code);
+		hb_puts(b, "\"}");
+	}
+	hb_puts(b, "\n]\n");
+}

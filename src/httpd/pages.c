@@ -1,0 +1,539 @@
+/* pages.c - a page per code or pair (/code/...), in the seeds' section order,
+ * and the bounce analyzer (/analyze). Every piece of text is escaped. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "httpd_int.h"
+
+#define CODE_MAX_Q 32            /* a code or a pair in a /code/ path */
+#define ECHO_MAX ((size_t)1 << 20) /* pasted text shown again in the form */
+#define CARDS_MAX 200              /* verdicts shown; the API gives them all */
+
+/* ---- shared bits ---- */
+
+static const char *fixer_text(const char *f)
+{
+	static const struct { const char *k, *v; } m[] = {
+		{ "sender-admin", "the sender's mail admin" }, { "sender", "the sender" },
+		{ "recipient-admin", "the recipient's mail admin" }, { "recipient", "the recipient" },
+		{ "none", "nobody: nothing failed" },
+	};
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (!strcmp(f, m[i].k))
+			return m[i].v;
+	return f;
+}
+
+/* "sender,recipient-admin" -> "the sender and the recipient's mail admin" */
+static void fixers(smtpdiag_buf *b, const char *list)
+{
+	char one[32];
+	const char *p = list;
+	int first = 1;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) ? n : sizeof(one) - 1), p);
+		hb_puts(b, first ? "" : " and ");
+		hb_htmls(b, fixer_text(one));
+		first = 0;
+		p += n + (p[n] == ',');
+	}
+	if (first)
+		hb_puts(b, "not known");
+}
+
+static const char *advice_text(const char *a)
+{
+	static const struct { const char *k, *v; } m[] = {
+		{ "retry", "Retry later: keep the message queued and retry with backoff." },
+		{ "suppress-recipient", "Remove the address from your lists." },
+		{ "fix-sender-config", "Fix your sending set-up (DNS, TLS, sender address, relay), then resend." },
+		{ "fix-sender-authentication", "Fix SPF, DKIM, DMARC or your SMTP credentials, then resend." },
+		{ "fix-authentication", "Fix SPF, DKIM, DMARC or your SMTP credentials, then resend." },
+		{ "fix-sender-reputation", "Work on your sending reputation (block lists, reverse DNS, volume), then resend." },
+		{ "fix-message", "Change the message (size, content or format), then resend." },
+		{ "contact-recipient-admin", "Contact the recipient's mail admin: only they can fix this." },
+		{ "remove-recipient", "Remove the address from your lists." },
+		{ "none", "Nothing to do." },
+	};
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (!strcmp(a, m[i].k))
+			return m[i].v;
+	return a;
+}
+
+static void para(smtpdiag_buf *b, const char *s)
+{
+	hb_puts(b, "<p>");
+	hb_htmls(b, s);
+	hb_puts(b, "</p>\n");
+}
+
+static void items(smtpdiag_buf *b, const char *tag, const char *const *v)
+{
+	hb_printf(b, "<%s>\n", tag);
+	for (size_t i = 0; v && v[i]; i++) {
+		hb_puts(b, "<li>");
+		hb_htmls(b, v[i]);
+		hb_puts(b, "</li>\n");
+	}
+	hb_printf(b, "</%s>\n", tag);
+}
+
+static int has(const char *const *v)
+{
+	return v && v[0];
+}
+
+/* "552 4.3.1", "431" or "X.3.1" as written in the explanation. */
+static void code_of(const smtpdiag_explanation *e, char *out, size_t cap)
+{
+	if (e->replycode)
+		snprintf(out, cap, "%d%s%s", e->replycode, e->status[0] ? " " : "", e->status);
+	else
+		snprintf(out, cap, "%s", e->status);
+}
+
+/* ---- /code/... ---- */
+
+static void chips(smtpdiag_buf *b, const char *const *v)
+{
+	hb_puts(b, "<ul class=\"chips\">\n");
+	for (size_t i = 0; v[i]; i++) {
+		const char *t = index_title(v[i]);
+		hb_puts(b, "<li>");
+		link_code(b, v[i]);
+		if (t) {
+			hb_puts(b, " ");
+			hb_htmls(b, t);
+		}
+		hb_puts(b, "</li>\n");
+	}
+	hb_puts(b, "</ul>\n");
+}
+
+/* "RFC 5321 section 4.2.3" links to the RFC Editor's page; other references are text. */
+static void reference(smtpdiag_buf *b, const char *ref)
+{
+	unsigned long num = 0;
+	char *end;
+	const char *sec;
+
+	if (strncmp(ref, "RFC ", 4) || (num = strtoul(ref + 4, &end, 10)) == 0 || num > 99999) {
+		hb_htmls(b, ref);
+		return;
+	}
+	hb_printf(b, "<a href=\"https://www.rfc-editor.org/rfc/rfc%lu", num);
+	sec = strstr(ref, " section ");
+	if (sec && strspn(sec + 9, "0123456789.") > 0)
+		hb_printf(b, "#section-%.*s", (int)strspn(sec + 9, "0123456789."), sec + 9);
+	hb_puts(b, "\">");
+	hb_htmls(b, ref);
+	hb_puts(b, "</a>");
+}
+
+static const char *verdict_line(const smtpdiag_explanation *e)
+{
+	switch (e->klass) {
+	case SMTPDIAG_CLASS_TRANSIENT:
+		return e->retry ? "4 - Temporary. Safe to retry." : "4 - Temporary, but do not just retry: read the advice.";
+	case SMTPDIAG_CLASS_PERMANENT:
+		return e->retry ? "5 - Permanent reply, but the status says the condition is temporary: retry later."
+				: "5 - Permanent. Do not retry unchanged.";
+	case SMTPDIAG_CLASS_SUCCESS: return "2 - Success. Nothing failed, nothing to retry.";
+	case SMTPDIAG_CLASS_INTERMEDIATE: return "3 - Intermediate. The server waits for the next step.";
+	default: return "The first digit decides: 4.x.x is temporary (retry), 5.x.x is permanent (do not retry unchanged).";
+	}
+}
+
+static void code_head(smtpdiag_buf *b, const smtpdiag_explanation *e, const char *code)
+{
+	const char *cls = smtpdiag_class_name(e->klass);
+
+	hb_puts(b, "<p class=\"crumbs\"><a href=\"/\">All codes</a> &rsaquo; ");
+	hb_puts(b, e->replycode && e->status[0] ? "Reply code and enhanced status" : e->replycode ? "Reply code" : "Enhanced status code");
+	hb_puts(b, "</p>\n<h1><span class=\"code\">");
+	hb_htmls(b, code);
+	hb_puts(b, "</span> ");
+	hb_htmls(b, e->title);
+	hb_puts(b, "</h1>\n<p class=\"badges\">");
+	if (cls[0])
+		hb_printf(b, "<span class=\"badge %s\">%s</span>", cls, cls);
+	if (!e->standard)
+		hb_puts(b, "<span class=\"badge nonstd\">non-standard</span>");
+	hb_printf(b, "<span class=\"badge\">retry: %s</span><span class=\"badge\">who acts: ", e->retry ? "yes" : "no");
+	fixers(b, e->fixer);
+	hb_puts(b, "</span></p>\n");
+	if (!e->standard) {
+		hb_puts(b, "<section class=\"box nonstd\" id=\"nonstandard\"><h2>Not a standard code</h2>\n");
+		if (has(e->notes))
+			items(b, "ul", e->notes);
+		else
+			para(b, "No RFC defines this code as it is used here: act on the raw reply and status.");
+		hb_puts(b, "</section>\n");
+	}
+}
+
+static void code_body(smtpdiag_buf *b, const smtpdiag_explanation *e)
+{
+	hb_puts(b, "<section id=\"short\"><h2>The short answer</h2>\n");
+	para(b, e->short_answer);
+	hb_puts(b, "</section>\n<section id=\"quick-fix\"><h2>Quick fix</h2>\n");
+	para(b, e->quick_fix);
+	hb_printf(b, "</section>\n<section id=\"retry\" class=\"box %s\"><h2>Retry verdict</h2>\n"
+		     "<p class=\"verdict-line\">", smtpdiag_class_name(e->klass));
+	hb_htmls(b, verdict_line(e));
+	hb_puts(b, "</p>\n");
+	para(b, e->retry_advice);
+	hb_puts(b, "</section>\n<section id=\"meaning\"><h2>What it means</h2>\n");
+	para(b, e->meaning);
+	if (e->standard && has(e->notes))
+		items(b, "ul", e->notes);
+	hb_puts(b, "</section>\n");
+	if (has(e->causes)) {
+		hb_puts(b, "<section id=\"causes\"><h2>Common causes</h2>\n");
+		items(b, "ul", e->causes);
+		hb_puts(b, "</section>\n");
+	}
+	hb_puts(b, "<section id=\"fix\"><h2>How to fix it</h2>\n");
+	if (has(e->fixes))
+		items(b, "ol", e->fixes);
+	hb_puts(b, "<p><strong>Who must act:</strong> ");
+	fixers(b, e->fixer);
+	hb_puts(b, ".</p>\n</section>\n");
+}
+
+static void code_tail(smtpdiag_buf *b, const smtpdiag_explanation *e, const char *code)
+{
+	if (has(e->paired)) {
+		hb_puts(b, "<section id=\"paired\"><h2>Paired codes</h2>\n<p>A real bounce often shows a three-digit "
+			   "reply code and an enhanced status together. This one commonly pairs with:</p>\n");
+		chips(b, e->paired);
+		hb_puts(b, "</section>\n");
+	}
+	if (e->nfaq) {
+		hb_puts(b, "<section id=\"faq\"><h2>Common questions</h2>\n");
+		for (size_t i = 0; i < e->nfaq; i++) {
+			hb_puts(b, "<h3>");
+			hb_htmls(b, e->faq[i].q);
+			hb_puts(b, "</h3>\n");
+			para(b, e->faq[i].a);
+		}
+		hb_puts(b, "</section>\n");
+	}
+	if (has(e->related)) {
+		hb_puts(b, "<section id=\"related\"><h2>Related codes</h2>\n");
+		chips(b, e->related);
+		hb_puts(b, "</section>\n");
+	}
+	if (has(e->references)) {
+		hb_puts(b, "<section id=\"references\"><h2>References</h2>\n<ul>\n");
+		for (size_t i = 0; e->references[i]; i++) {
+			hb_puts(b, "<li>");
+			reference(b, e->references[i]);
+			hb_puts(b, "</li>\n");
+		}
+		hb_puts(b, "</ul>\n</section>\n");
+	}
+	hb_puts(b, "<p class=\"muted\">As JSON: <a href=\"/api/v1/explain?q=");
+	hb_url(b, code);
+	hb_puts(b, "\">/api/v1/explain?q=");
+	hb_htmls(b, code);
+	hb_puts(b, "</a></p>\n");
+}
+
+enum MHD_Result page_code(hreq *r)
+{
+	const char *q = r->url + strlen("/code/");
+	smtpdiag_explanation *e;
+	smtpdiag_error err = { 0, "" };
+	smtpdiag_buf b = { 0 };
+	struct MHD_Response *resp;
+	char key[CODE_MAX_Q + 8], code[64], title[160];
+	size_t len;
+	int hit, rc;
+
+	if (!*q)
+		return reply_error(r, 404, "Give a code in the path: /code/431, /code/4.3.1 or /code/552-4.3.1.");
+	if (strlen(q) > CODE_MAX_Q)
+		return reply_error(r, 404, "That is not an SMTP code.");
+	snprintf(key, sizeof(key), "c:%s", q);
+	if ((hit = cache_reply(r, key)) != 0)
+		return hit > 0 ? MHD_YES : MHD_NO;
+	if ((rc = smtpdiag_explain(q, strlen(q), SMTPDIAG_EXPLAIN_CODE, &e, &err)) < 0) {
+		char msg[320];
+		snprintf(msg, sizeof(msg), "No page for this code: %s.", err.message[0] ? err.message : smtpdiag_strerror(rc));
+		return reply_error(r, rc == SMTPDIAG_ENOMEM ? 503 : 404, msg);
+	}
+	code_of(e, code, sizeof(code));
+	snprintf(title, sizeof(title), "SMTP %s: %s", code, e->title);
+	page_begin(&b, title, NULL);
+	code_head(&b, e, code);
+	code_body(&b, e);
+	code_tail(&b, e, code);
+	page_end(&b);
+	smtpdiag_explanation_free(e);
+	len = b.len;
+	if (!(resp = make_response(&b, "text/html; charset=utf-8")))
+		return reply_error(r, 503, "out of memory");
+	return cache_put_reply(r, key, 200, resp, len);
+}
+
+/* ---- /analyze ---- */
+
+static void analyze_form(smtpdiag_buf *b, const char *text, size_t len, int again)
+{
+	hb_printf(b, "<form method=\"post\" action=\"/analyze\" id=\"analyze\">\n<h2>%s</h2>\n"
+		     "<label for=\"text\">Paste an SMTP reply, a log fragment or a whole bounce email "
+		     "(headers included, or an mbox):</label>\n"
+		     "<textarea id=\"text\" name=\"text\" rows=\"14\" spellcheck=\"false\" required "
+		     "placeholder=\"550 5.1.1 &lt;bob@example.org&gt;: Recipient address rejected: User unknown\">\n",
+		  again ? "Analyze again" : "What did the server say?");
+	if (text && len <= ECHO_MAX)
+		hb_html(b, text, len);
+	hb_puts(b, "</textarea>\n<p><button type=\"submit\">Analyze</button></p>\n</form>\n");
+}
+
+static const char *fact_class(const smtpdiag_fact *f)
+{
+	if (!strcmp(f->action, "delivered") || !strcmp(f->action, "relayed") || !strcmp(f->action, "expanded"))
+		return "success";
+	if (!strcmp(f->action, "delayed") || (f->retry && !f->hardbounce))
+		return "transient";
+	return "permanent";
+}
+
+static const char *fact_headline(const smtpdiag_fact *f)
+{
+	if (!strcmp(f->action, "delivered") || !strcmp(f->action, "relayed") || !strcmp(f->action, "expanded"))
+		return "Delivered: nothing to do.";
+	if (!strcmp(f->action, "delayed"))
+		return "Delayed: the message is still queued and being retried.";
+	if (!strcmp(f->reason, "feedback"))
+		return "A complaint (feedback report), not a bounce: stop sending to this address.";
+	if (f->hardbounce)
+		return "Hard bounce: stop sending to this address.";
+	if (f->retry)
+		return "Soft bounce: retry later.";
+	return "Failed: fix the cause before sending again.";
+}
+
+static void dd_text(smtpdiag_buf *b, const char *dt, const char *v)
+{
+	if (!v || !*v)
+		return;
+	hb_printf(b, "<dt>%s</dt><dd>", dt);
+	hb_htmls(b, v);
+	hb_puts(b, "</dd>\n");
+}
+
+/* Links to the reply code, the status and the pair. */
+static void dd_codes(smtpdiag_buf *b, const char *rc, const char *st)
+{
+	char pair[48];
+
+	if (!*rc && !*st)
+		return;
+	hb_puts(b, "<dt>Codes</dt><dd>");
+	if (*rc)
+		link_code(b, rc);
+	if (*rc && *st)
+		hb_puts(b, " ");
+	if (*st)
+		link_code(b, st);
+	if (*rc && *st) {
+		snprintf(pair, sizeof(pair), "%s %s", rc, st);
+		hb_puts(b, " (together: ");
+		link_code(b, pair);
+		hb_puts(b, ")");
+	}
+	hb_puts(b, "</dd>\n");
+}
+
+static void dd_issues(smtpdiag_buf *b, unsigned issues)
+{
+	int first = 1;
+
+	if (!issues)
+		return;
+	hb_puts(b, "<dt>Non-standard</dt><dd>");
+	for (unsigned bit = 1; bit && bit <= issues; bit <<= 1) {
+		const char *n = (issues & bit) ? smtpdiag_issue_name(bit) : NULL;
+		if (!n)
+			continue;
+		hb_puts(b, first ? "" : ", ");
+		hb_htmls(b, n);
+		first = 0;
+	}
+	hb_puts(b, "</dd>\n");
+}
+
+/* The short answer for the fact's codes, from the knowledge base. */
+static void fact_short(smtpdiag_buf *b, const smtpdiag_fact *f)
+{
+	char q[48];
+	smtpdiag_explanation *e;
+	smtpdiag_error err = { 0, "" };
+
+	snprintf(q, sizeof(q), "%s%s%s", f->replycode, f->replycode[0] && f->deliverystatus[0] ? " " : "",
+		 f->deliverystatus);
+	if (!q[0] || smtpdiag_explain(q, strlen(q), SMTPDIAG_EXPLAIN_CODE, &e, &err) < 0)
+		return;
+	hb_puts(b, "<p><strong>");
+	hb_htmls(b, q);
+	hb_puts(b, ":</strong> ");
+	hb_htmls(b, e->short_answer);
+	hb_puts(b, "</p>\n");
+	smtpdiag_explanation_free(e);
+}
+
+static void fact_card(smtpdiag_buf *b, const smtpdiag_fact *f)
+{
+	const char *meaning = f->reason[0] ? smtpdiag_reason_meaning(f->reason) : NULL;
+
+	hb_printf(b, "<article class=\"card %s\"><h3>", fact_class(f));
+	hb_htmls(b, f->recipient[0] ? f->recipient : "Recipient not named");
+	hb_puts(b, "</h3>\n<p class=\"verdict-line\">");
+	hb_htmls(b, fact_headline(f));
+	hb_puts(b, "</p>\n<dl class=\"facts\">\n<dt>What to do</dt><dd>");
+	hb_htmls(b, advice_text(f->advice));
+	hb_puts(b, "</dd>\n");
+	if (f->reason[0]) {
+		hb_puts(b, "<dt>Reason</dt><dd><strong>");
+		hb_htmls(b, f->reason);
+		hb_puts(b, "</strong>");
+		if (meaning) {
+			hb_puts(b, ": ");
+			hb_htmls(b, meaning);
+		}
+		hb_puts(b, "</dd>\n");
+	}
+	dd_codes(b, f->replycode, f->deliverystatus);
+	dd_text(b, "Action", f->action);
+	hb_printf(b, "<dt>Bounce</dt><dd>%s, retry: %s</dd>\n", f->hardbounce ? "hard" : "soft", f->retry ? "yes" : "no");
+	dd_issues(b, f->issues);
+	dd_text(b, "Remote server", f->rhost);
+	if (f->diagnosticcode[0]) {
+		hb_puts(b, "<dt>Server said</dt><dd><pre>");
+		hb_htmls(b, f->diagnosticcode);
+		hb_puts(b, "</pre></dd>\n");
+	}
+	dd_text(b, "Read by", f->decodedby);
+	hb_puts(b, "</dl>\n");
+	fact_short(b, f);
+	hb_puts(b, "</article>\n");
+}
+
+/* Decode the text as one email or an mbox; one card per fact. Returns the facts. */
+static size_t decode_cards(smtpdiag_buf *b, const char *text, size_t len)
+{
+	smtpdiag_decoder *d = thread_decoder(0);
+	smtpdiag_error err = { 0, "" };
+	size_t pos = 0, mlen, total = 0;
+	const char *m = text;
+	int n, mbox = smtpdiag_mbox_detect(text, len);
+
+	if (!d)
+		return 0;
+	if (!mbox)
+		mlen = len;
+	while (mbox ? smtpdiag_mbox_next(text, len, &pos, &m, &mlen) : m != NULL) {
+		n = smtpdiag_decode(d, m, mlen, NULL, &err);
+		for (int i = 0; i < n; i++, total++)
+			if (total < CARDS_MAX)
+				fact_card(b, smtpdiag_decoder_fact(d, (size_t)i));
+		if (!mbox)
+			m = NULL;
+	}
+	if (total > CARDS_MAX)
+		hb_printf(b, "<p>%zu more not shown here: POST the text to <code>/api/v1/decode</code> for "
+			     "every verdict.</p>\n", total - CARDS_MAX);
+	return total;
+}
+
+/* No bounce: find the code in any text (a reply line, a log fragment). */
+static void explain_card(smtpdiag_buf *b, const char *text, size_t len)
+{
+	smtpdiag_explanation *e;
+	smtpdiag_error err = { 0, "" };
+	char code[64];
+	int rc = explain_query(text, len, "auto", &e, &err);
+
+	if (rc < 0) {
+		hb_puts(b, "<section class=\"box\"><h2>Nothing to explain</h2>\n<p>No SMTP reply code, enhanced "
+			   "status or delivery failure was found in the text");
+		if (rc != SMTPDIAG_ENOTFOUND) {
+			hb_puts(b, " (");
+			hb_htmls(b, err.message[0] ? err.message : smtpdiag_strerror(rc));
+			hb_puts(b, ")");
+		}
+		hb_puts(b, ". Paste the whole reply line, such as <code>550 5.1.1 User unknown</code>, or the "
+			   "complete bounce email with its headers.</p>\n</section>\n");
+		return;
+	}
+	code_of(e, code, sizeof(code));
+	hb_printf(b, "<article class=\"card %s\"><h3>", smtpdiag_class_name(e->klass));
+	hb_htmls(b, e->recipient[0] ? e->recipient : code);
+	hb_puts(b, "</h3>\n<p class=\"verdict-line\">");
+	hb_htmls(b, verdict_line(e));
+	hb_puts(b, "</p>\n<dl class=\"facts\">\n");
+	if (e->bounce && e->advice[0]) {
+		hb_puts(b, "<dt>What to do</dt><dd>");
+		hb_htmls(b, advice_text(e->advice));
+		hb_puts(b, "</dd>\n");
+	}
+	dd_text(b, "Reason", e->reason);
+	hb_puts(b, "<dt>Codes</dt><dd>");
+	link_code(b, code);
+	hb_puts(b, "</dd>\n<dt>Who must act</dt><dd>");
+	fixers(b, e->fixer);
+	hb_puts(b, "</dd>\n");
+	dd_issues(b, e->issues);
+	dd_text(b, "Vendor", e->vendor);
+	if (e->text[0] && strcmp(e->text, e->query)) {
+		hb_puts(b, "<dt>Server said</dt><dd><pre>");
+		hb_htmls(b, e->text);
+		hb_puts(b, "</pre></dd>\n");
+	}
+	hb_puts(b, "</dl>\n");
+	para(b, e->short_answer);
+	hb_puts(b, "<p><strong>Quick fix:</strong> ");
+	hb_htmls(b, e->quick_fix);
+	hb_puts(b, "</p>\n<p>");
+	link_code(b, code);
+	hb_puts(b, ": the full explanation.</p>\n</article>\n");
+	smtpdiag_explanation_free(e);
+}
+
+enum MHD_Result page_analyze(hreq *r)
+{
+	smtpdiag_buf b = { 0 };
+	char *text = NULL;
+	size_t len = 0, facts;
+
+	if (r->method == HM_POST && !(text = form_field(r->body, r->blen, "text", &len)))
+		return reply_error(r, 400, "The form has no text field.");
+	page_begin(&b, text ? "Analysis" : "Analyze a bounce", NULL);
+	hb_puts(&b, "<h1>Analyze a bounce</h1>\n");
+	if (!text) {
+		hb_puts(&b, "<p class=\"lead\">Paste what you have: one reply line, a log fragment or a whole "
+			    "bounce email. You get a verdict per recipient and links to each code found.</p>\n");
+		analyze_form(&b, NULL, 0, 0);
+	} else {
+		smtpdiag_buf cards = { 0 };
+		hb_puts(&b, "<section id=\"result\" aria-live=\"polite\"><h2>Verdict</h2>\n");
+		if ((facts = decode_cards(&cards, text, len)) > 0)
+			hb_printf(&b, "<p class=\"muted\">%zu recipient%s found in the text.</p>\n", facts, facts == 1 ? "" : "s");
+		else
+			explain_card(&cards, text, len);
+		hb_put(&b, cards.data, cards.len);
+		b.oom |= cards.oom;
+		smtpdiag_buf_free(&cards);
+		hb_puts(&b, "</section>\n");
+		analyze_form(&b, text, len, 1);
+	}
+	page_end(&b);
+	return reply_buf(r, 200, "text/html; charset=utf-8", &b);
+}

@@ -1,0 +1,143 @@
+/* routes.c - which handler answers which path, and the responses built once:
+ * the stylesheet, the script, the icon, the unfiltered index, the code list. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "httpd_int.h"
+
+static enum MHD_Result static_css(hreq *r);
+static enum MHD_Result static_js(hreq *r);
+static enum MHD_Result static_icon(hreq *r);
+
+static const route routes[] = {
+	{ "/", 0, HM_GET, HB_NONE, page_index },
+	{ "/code/", 1, HM_GET, HB_NONE, page_code },
+	{ "/analyze", 0, HM_GET | HM_POST, HB_FORM, page_analyze },
+	{ "/api/v1/explain", 0, HM_GET | HM_POST, HB_TEXT, api_explain },
+	{ "/api/v1/decode", 0, HM_POST, HB_MAIL, api_decode },
+	{ "/api/v1/codes", 0, HM_GET, HB_NONE, api_codes },
+	{ "/healthz", 0, HM_GET, HB_NONE, api_health },
+	{ "/static/style.css", 0, HM_GET, HB_NONE, static_css },
+	{ "/static/app.js", 0, HM_GET, HB_NONE, static_js },
+	{ "/static/icon.svg", 0, HM_GET, HB_NONE, static_icon },
+};
+
+int route_find(const char *url)
+{
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		size_t n = strlen(routes[i].path);
+		if (routes[i].prefix ? !strncmp(url, routes[i].path, n) : !strcmp(url, routes[i].path))
+			return (int)i;
+	}
+	return -1;
+}
+
+const route *route_at(int i)
+{
+	return &routes[i];
+}
+
+/* ---- responses made once ---- */
+
+enum { S_CSS, S_JS, S_ICON, S_INDEX, S_CODES, S_HEALTH, S_COUNT };
+static struct MHD_Response *shared[S_COUNT];
+static size_t shared_len[S_COUNT];
+
+static int make_static(int i, const char *data, size_t len, const char *ctype, const char *cache)
+{
+	shared[i] = MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
+	if (!shared[i])
+		return -1;
+	reply_headers(shared[i], ctype);
+	if (cache)
+		MHD_add_response_header(shared[i], MHD_HTTP_HEADER_CACHE_CONTROL, cache);
+	shared_len[i] = len;
+	return 0;
+}
+
+static int make_built(int i, smtpdiag_buf *b, const char *ctype, const char *cache)
+{
+	if (b->oom || !b->len) {
+		smtpdiag_buf_free(b);
+		return -1;
+	}
+	shared[i] = MHD_create_response_from_buffer_with_free_callback(b->len, b->data, free);
+	if (!shared[i]) {
+		smtpdiag_buf_free(b);
+		return -1;
+	}
+	reply_headers(shared[i], ctype);
+	if (cache)
+		MHD_add_response_header(shared[i], MHD_HTTP_HEADER_CACHE_CONTROL, cache);
+	shared_len[i] = b->len;
+	return 0;
+}
+
+int routes_init(void)
+{
+	smtpdiag_buf idx = { 0 }, codes = { 0 }, health = { 0 };
+	static const char day[] = "public, max-age=86400";
+
+	index_init();
+	render_index(&idx, NULL, NULL);
+	codes_json(&codes);
+	hb_printf(&health, "{\"status\":\"ok\",\"version\":\"%s\",\"codes\":%zu}\n",
+		  smtpdiag_version(), smtpdiag_code_count());
+	if (make_static(S_CSS, css_text, css_len, "text/css; charset=utf-8", day) < 0 ||
+	    make_static(S_JS, js_text, js_len, "text/javascript; charset=utf-8", day) < 0 ||
+	    make_static(S_ICON, icon_svg, icon_len, "image/svg+xml", day) < 0 ||
+	    make_built(S_INDEX, &idx, "text/html; charset=utf-8", NULL) < 0 ||
+	    make_built(S_CODES, &codes, "application/json", NULL) < 0 ||
+	    make_built(S_HEALTH, &health, "application/json", "no-store") < 0) {
+		routes_free();
+		return -1;
+	}
+	return 0;
+}
+
+void routes_free(void)
+{
+	for (int i = 0; i < S_COUNT; i++) {
+		if (shared[i])
+			MHD_destroy_response(shared[i]);
+		shared[i] = NULL;
+	}
+}
+
+static enum MHD_Result static_css(hreq *r)
+{
+	return reply_shared(r, 200, shared[S_CSS], shared_len[S_CSS]);
+}
+
+static enum MHD_Result static_js(hreq *r)
+{
+	return reply_shared(r, 200, shared[S_JS], shared_len[S_JS]);
+}
+
+static enum MHD_Result static_icon(hreq *r)
+{
+	return reply_shared(r, 200, shared[S_ICON], shared_len[S_ICON]);
+}
+
+enum MHD_Result page_index(hreq *r)
+{
+	const char *q = req_arg(r, "q"), *f = req_arg(r, "f");
+	smtpdiag_buf b = { 0 };
+
+	if ((!q || !*q) && (!f || !*f || !strcmp(f, "all")))
+		return reply_shared(r, 200, shared[S_INDEX], shared_len[S_INDEX]);
+	if (q && strlen(q) > 200)
+		return reply_error(r, 400, "search text too long (200 characters at most)");
+	render_index(&b, q, f);
+	return reply_buf(r, 200, "text/html; charset=utf-8", &b);
+}
+
+enum MHD_Result api_codes(hreq *r)
+{
+	return reply_shared(r, 200, shared[S_CODES], shared_len[S_CODES]);
+}
+
+enum MHD_Result api_health(hreq *r)
+{
+	return reply_shared(r, 200, shared[S_HEALTH], shared_len[S_HEALTH]);
+}

@@ -1,0 +1,170 @@
+// Browser tests of `smtpdiag serve`: headless Debian Chromium driven by
+// playwright-core. Starts the server on a free loopback port, opens the index,
+// searches 431, opens its page, pastes a bounce into /analyze and reads the
+// verdict; at desktop and phone widths. Screenshots go to $BUILD_DIR/screenshots.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const buildDir = resolve(root, process.env.BUILD_DIR || 'build');
+const shots = join(buildDir, 'screenshots');
+const bounce = readFileSync(join(root, 'samples/bounces/postfix-userunknown.eml'), 'utf8');
+const desktop = { width: 1280, height: 900 };
+const phone = { width: 390, height: 844 };
+
+let server, base, context, profile;
+const problems = []; // console errors, CSP violations, failed requests, dialogs
+
+function startServer() {
+	return new Promise((ok, fail) => {
+		server = spawn(join(buildDir, 'smtpdiag'), ['serve', '--listen', '127.0.0.1:0', '--quiet'],
+			{ stdio: ['ignore', 'ignore', 'pipe'] });
+		let err = '';
+		const timer = setTimeout(() => fail(new Error('server did not start: ' + err)), 10000);
+		server.stderr.on('data', (d) => {
+			err += d;
+			const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(err);
+			if (m) {
+				clearTimeout(timer);
+				ok(m[1]);
+			}
+		});
+		server.on('exit', (code) => fail(new Error(`server exited (${code}): ${err}`)));
+	});
+}
+
+async function newPage(viewport) {
+	const page = await context.newPage();
+	await page.setViewportSize(viewport);
+	page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+	page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+	page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+	page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
+	return page;
+}
+
+async function shot(page, name) {
+	await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+/* Nothing wider than the window: no sideways scrolling on a phone. */
+async function assertFits(page) {
+	const { sw, iw } = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, iw: window.innerWidth }));
+	assert.ok(sw <= iw, `page is ${sw}px wide in a ${iw}px window`);
+}
+
+before(async () => {
+	mkdirSync(shots, { recursive: true });
+	base = await startServer();
+	profile = mkdtempSync(join(tmpdir(), 'smtpdiag-chromium-'));
+	context = await chromium.launchPersistentContext(profile, {
+		executablePath: '/usr/bin/chromium',
+		headless: true,
+		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+			'--disable-background-networking', '--disable-component-update', '--disable-sync'],
+	});
+});
+
+after(async () => {
+	if (context) await context.close();
+	if (server) {
+		server.removeAllListeners('exit');
+		server.kill('SIGTERM');
+	}
+	if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+test('index lists the codes, grouped, with filters', async () => {
+	const page = await newPage(desktop);
+	const resp = await page.goto(base + '/');
+	assert.equal(resp.status(), 200);
+	assert.match(resp.headers()['content-security-policy'], /default-src 'self'/);
+	assert.match(await page.title(), /SMTP reply and status codes/);
+	assert.ok(await page.locator('#codes li').count() > 100, 'the whole index is listed');
+	assert.ok(await page.locator('.group h2', { hasText: '4xx Transient failure' }).isVisible());
+	assert.ok(await page.locator('.filters a', { hasText: 'Non-standard' }).isVisible());
+	await shot(page, 'index-desktop');
+	await page.close();
+});
+
+test('search 431 as one types and by submitting, then open its page', async () => {
+	const page = await newPage(desktop);
+	await page.goto(base + '/');
+	await page.fill('#q', '431');
+	// the script filters live: 550 disappears, 431 stays
+	await page.locator('#codes a[href="/code/550"]').waitFor({ state: 'hidden' });
+	assert.ok(await page.locator('#codes a[href="/code/431"]').isVisible());
+	assert.match(await page.locator('#count').innerText(), /^\d+ codes?$/);
+	await page.press('#q', 'Enter');
+	await page.waitForURL(/\?q=431/);
+	assert.equal(await page.locator('#codes a[href="/code/550"]').count(), 0, 'server-side search drops 550');
+	await shot(page, 'search-431');
+	await page.locator('#codes a[href="/code/431"]').click();
+	await page.waitForURL(/\/code\/431$/);
+	assert.match(await page.locator('h1').innerText(), /431/);
+	assert.ok(await page.locator('#nonstandard').isVisible(), 'non-standard said at the top');
+	assert.match(await page.locator('#retry').innerText(), /Safe to retry/);
+	const ids = await page.locator('main section[id]').evaluateAll((s) => s.map((e) => e.id));
+	assert.deepEqual(ids, ['nonstandard', 'short', 'quick-fix', 'retry', 'meaning', 'causes', 'fix',
+		'paired', 'faq', 'related', 'references']);
+	await shot(page, 'code-431-desktop');
+	await page.locator('#related a[href="/code/452"]').click();
+	await page.waitForURL(/\/code\/452$/);
+	assert.equal(await page.locator('#nonstandard').count(), 0, '452 is standard');
+	await page.close();
+});
+
+test('paste a bounce into /analyze and read the verdict', async () => {
+	const page = await newPage(desktop);
+	await page.goto(base + '/analyze');
+	await page.fill('#text', bounce);
+	await page.click('button[type=submit]');
+	await page.locator('#result').waitFor();
+	const card = page.locator('#result article.card').first();
+	assert.match(await card.locator('h3').innerText(), /nobody@example\.org/);
+	assert.match(await card.locator('.verdict-line').innerText(), /Hard bounce/);
+	assert.match(await card.innerText(), /userunknown/);
+	assert.equal(await page.inputValue('#text'), bounce.replace(/\r?\n/g, '\n'), 'the pasted text is kept');
+	await shot(page, 'analyze-desktop');
+	await card.locator('a[href="/code/550-5.1.1"]').click();
+	await page.waitForURL(/\/code\/550-5\.1\.1$/);
+	assert.match(await page.locator('h1').innerText(), /550 5\.1\.1/);
+	await page.close();
+});
+
+test('markup in a pasted bounce is shown as text, never run', async () => {
+	const page = await newPage(desktop);
+	await page.goto(base + '/analyze');
+	await page.fill('#text', 'Final-Recipient: rfc822; bob@example.org\nAction: failed\nStatus: 5.1.1\n' +
+		'Diagnostic-Code: smtp; 550 5.1.1 <script>alert(1)</script><img src=x onerror=alert(2)>\n');
+	await page.click('button[type=submit]');
+	await page.locator('#result').waitFor();
+	assert.match(await page.locator('#result').innerText(), /<script>alert\(1\)<\/script>/);
+	assert.equal(await page.locator('#result script, #result img').count(), 0);
+	await page.close();
+});
+
+test('pages fit a phone screen', async () => {
+	const page = await newPage(phone);
+	for (const [path, name] of [['/', 'index-phone'], ['/code/552-4.3.1', 'code-pair-phone'], ['/analyze', 'analyze-form-phone']]) {
+		await page.goto(base + path);
+		await assertFits(page);
+		await shot(page, name);
+	}
+	await page.fill('#text', bounce);
+	await page.click('button[type=submit]');
+	await page.locator('#result').waitFor();
+	await assertFits(page);
+	await shot(page, 'analyze-phone');
+	await page.close();
+});
+
+test('no console errors, CSP violations, failed requests or dialogs', () => {
+	assert.deepEqual(problems, []);
+});

@@ -1,0 +1,329 @@
+#!/bin/sh
+# CLI tests of `smtpdiag serve`: two servers on free loopback ports, every route
+# requested with curl (status, content type, content, headers), escaping, limits,
+# wrong methods, the access log, then a clean stop by signal. Bounded in time:
+# every curl has --max-time, the servers are killed on exit whatever happens.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v curl >/dev/null 2>&1; then
+	echo "not ok 1 - curl is missing (sh tools/install-deps.sh installs it)"
+	exit 1
+fi
+
+PIDS=""
+RQ=0
+cleanup() {
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# start NAME ARGS...: start a server on a free port; sets PORT, writes $TMP/NAME.log
+start() {
+	name=$1; shift
+	"$BIN" serve --listen 127.0.0.1:0 "$@" 2>"$TMP/$name.log" &
+	echo $! >"$TMP/$name.pid"
+	PIDS="$PIDS $!"
+	PORT=""
+	i=0
+	while [ $i -lt 100 ] && [ -z "$PORT" ]; do
+		PORT=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\)/.*|\1|p' "$TMP/$name.log")
+		[ -n "$PORT" ] || sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# req DESC -- CURL-ARGS... URL-PATH: request; body in $TMP/out, headers in $TMP/hdr, status in $ST
+req() {
+	desc=$1; shift 2
+	last=""
+	for a in "$@"; do last=$a; done
+	ST=$(curl -s --max-time 10 -o "$TMP/out" -D "$TMP/hdr" -w '%{http_code}' "$@" 2>"$TMP/err")
+	rc=$?
+	: "$desc" "$last"
+	[ "$rc" -eq 0 ] || ST="curl-exit-$rc"
+	RQ=$((RQ + 1))
+}
+
+expect_status() {
+	n=$((n + 1))
+	if [ "$ST" = "$1" ]; then echo "ok $n - $2"; else
+		echo "not ok $n - $2 (status $ST, want $1)"; head -c 300 "$TMP/out" | sed 's/^/#   /'; echo; fi
+}
+
+# expect_hdr PATTERN DESC: the last response's headers match (grep -Ei)
+expect_hdr() {
+	n=$((n + 1))
+	if tr -d '\r' <"$TMP/hdr" | grep -Eiq -- "$1"; then echo "ok $n - $2"; else
+		echo "not ok $n - $2 (headers lack /$1/)"; sed 's/^/#   /' "$TMP/hdr" | head -12; fi
+}
+
+# expect_not PATTERN DESC: the last body does not match (grep -E)
+expect_not() {
+	n=$((n + 1))
+	if grep -Eq -- "$1" "$TMP/out"; then echo "not ok $n - $2 (body has /$1/)"; grep -E -- "$1" "$TMP/out" | head -3 | sed 's/^/#   /'
+	else echo "ok $n - $2"; fi
+}
+
+# expect_log PATTERN DESC: the server log matches (grep -E)
+expect_log() {
+	n=$((n + 1))
+	if grep -Eq -- "$1" "$TMP/$3.log"; then echo "ok $n - $2"; else
+		echo "not ok $n - $2 (log lacks /$1/)"; tail -5 "$TMP/$3.log" | sed 's/^/#   /'; fi
+}
+
+ok_if() {
+	n=$((n + 1))
+	if [ "$1" = 1 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+
+# ---- server A: default limits ----
+start a
+ok_if "$([ -n "$PORT" ] && echo 1)" "server starts on a free loopback port"
+[ -n "$PORT" ] || { cat "$TMP/a.log"; exit 1; }
+U="http://127.0.0.1:$PORT"
+
+expect_exit 0 "serve --help" -- "$BIN" serve --help
+expect_out "usage: smtpdiag serve" "serve help text"
+expect_exit 2 "serve --bogus" -- "$BIN" serve --bogus
+expect_exit 2 "serve --listen garbage" -- "$BIN" serve --listen "no:port:here"
+expect_exit 2 "serve --max-body 0" -- "$BIN" serve --max-body 0
+expect_exit 2 "serve on a port already in use" -- "$BIN" serve --listen "127.0.0.1:$PORT"
+expect_err "cannot listen" "port in use is named"
+
+# index
+req "index" -- "$U/"
+expect_status 200 "GET / is 200"
+expect_hdr '^content-type: text/html; charset=utf-8' "index is HTML"
+expect_hdr "^content-security-policy: default-src 'self'" "CSP default-src 'self'"
+expect_hdr '^x-content-type-options: nosniff' "nosniff"
+expect_hdr '^referrer-policy: ' "Referrer-Policy"
+expect_out 'href="/code/431"' "index links 431"
+expect_out 'href="/code/X.3.1"' "index links X.3.1"
+expect_out '4xx Transient failure' "index grouped by class"
+expect_out 'X.7 Security or policy' "index grouped by subject"
+expect_out '<form class="search" action="/" method="get"' "index has a search form"
+expect_out 'f=nonstandard' "index has the non-standard filter"
+expect_not 'https?://[a-z]' "index loads nothing external"
+req "search" -- "$U/?q=431"
+expect_out 'href="/code/431"' "search 431 finds 431"
+expect_not 'href="/code/550"' "search 431 hides 550"
+expect_out 'Explain <a class="code" href="/code/431">' "search 431 links its page"
+req "search words" -- "$U/?q=Mailbox+full"
+expect_out 'X.2.2' "search words find X.2.2"
+req "search status" -- "$U/?q=4.3.1"
+expect_out 'href="/code/X.3.1"' "search 4.3.1 finds X.3.1"
+req "filter transient" -- "$U/?f=transient"
+expect_out 'href="/code/421"' "transient filter keeps 421"
+expect_not 'href="/code/550"' "transient filter drops 550"
+req "filter nonstandard" -- "$U/?f=nonstandard"
+expect_out 'href="/code/531"' "non-standard filter keeps 531"
+expect_not 'href="/code/421"' "non-standard filter drops 421"
+req "index escapes q" -- "$U/?q=%3Cscript%3Ealert(1)%3C/script%3E"
+expect_status 200 "search with markup is 200"
+expect_out '&lt;script&gt;alert' "search text is escaped"
+expect_not '<script>alert' "no script injected from the query"
+req "HEAD /" -- -I "$U/"
+expect_status 200 "HEAD / is 200"
+
+# code pages
+for c in 431 4.3.1 552-4.3.1 "552%204.3.1" X.3.1 5.3.1 531; do
+	req "code $c" -- "$U/code/$c"
+	expect_status 200 "GET /code/$c is 200"
+done
+req "code 431" -- "$U/code/431"
+expect_hdr '^content-type: text/html' "code page is HTML"
+expect_out 'STOREDRV' "431 page names STOREDRV"
+expect_out 'Not a standard code' "431 says non-standard at the top"
+order=$(grep -o '<section[^>]* id="[a-z-]*"' "$TMP/out" | sed 's/.*id="\([a-z-]*\)"/\1/' | tr '\n' ' ')
+ok_if "$([ "$order" = "nonstandard short quick-fix retry meaning causes fix paired faq related references " ] && echo 1)" \
+	"431 sections in the seeds' order ($order)"
+expect_out 'Safe to retry' "431 retry verdict"
+expect_out '<a class="code" href="/code/452">452</a>' "related codes are links"
+expect_out 'href="https://www.rfc-editor.org/rfc/rfc5321#section-4.2.3"' "references link the RFC"
+req "code 250" -- "$U/code/250"
+expect_not 'Not a standard code' "250 is standard"
+req "pair" -- "$U/code/552-4.3.1"
+expect_out '<span class="code">552 4.3.1</span>' "pair page heading"
+expect_out 'class-mismatch|Permanent' "pair page speaks of the class"
+req "bad code" -- "$U/code/hello"
+expect_status 404 "/code/hello is 404"
+expect_hdr '^content-type: text/html' "404 page is HTML"
+req "6.1.1" -- "$U/code/6.1.1"
+expect_status 404 "/code/6.1.1 is 404"
+expect_out 'class must be' "6.1.1 says why"
+req "markup in code path" -- "$U/code/%3Cscript%3Ex"
+expect_not '<script>x' "code path is escaped"
+req "no code" -- "$U/code/"
+expect_status 404 "/code/ is 404"
+req "traversal" -- --path-as-is "$U/code/../../../../etc/passwd"
+expect_not 'root:' "no file read via /code/../"
+req "traversal static" -- --path-as-is "$U/static/../../../../etc/passwd"
+expect_status 404 "/static/../ is 404"
+expect_not 'root:' "no file read via /static/../"
+req "unknown" -- "$U/etc/passwd"
+expect_status 404 "unknown path is 404"
+
+# static files
+req "css" -- "$U/static/style.css"
+expect_status 200 "stylesheet"
+expect_hdr '^content-type: text/css' "stylesheet type"
+req "js" -- "$U/static/app.js"
+expect_hdr '^content-type: text/javascript' "script type"
+req "icon" -- "$U/static/icon.svg"
+expect_hdr '^content-type: image/svg' "icon type"
+
+# analyze
+req "analyze form" -- "$U/analyze"
+expect_status 200 "GET /analyze is 200"
+expect_out '<textarea id="text" name="text"' "analyze has the form"
+req "analyze bounce" -- --data-urlencode "text@samples/bounces/postfix-userunknown.eml" "$U/analyze"
+expect_status 200 "POST /analyze is 200"
+expect_out 'nobody@example.org' "analyze names the recipient"
+expect_out 'Hard bounce' "analyze gives the verdict"
+expect_out 'href="/code/550-5.1.1"' "analyze links the codes found"
+req "analyze mbox" -- --data-urlencode "text@samples/two-bounces.mbox" "$U/analyze"
+expect_out '2 recipients found' "analyze splits an mbox"
+req "analyze reply line" -- --data-urlencode "text=452 4.3.1 Insufficient system storage" "$U/analyze"
+expect_out 'Temporary' "analyze a reply line"
+expect_out 'href="/code/452-4.3.1"' "reply line codes linked"
+printf 'Final-Recipient: rfc822; <script>alert(1)</script>@example.org\nAction: failed\nStatus: 5.1.1\nDiagnostic-Code: smtp; 550 5.1.1 <script>alert(2)</script> no such user\n' >"$TMP/evil.txt"
+req "analyze escapes" -- --data-urlencode "text@$TMP/evil.txt" "$U/analyze"
+expect_status 200 "analyze with markup is 200"
+expect_out '&lt;script&gt;alert' "markup from the bounce shown as text"
+expect_not '<script>alert' "no script injected from the bounce"
+req "analyze nothing" -- --data-urlencode "text=hello there" "$U/analyze"
+expect_out 'Nothing to explain' "analyze says when nothing is found"
+req "analyze wrong type" -- -H 'Content-Type: text/plain' --data-binary 'text=550' "$U/analyze"
+expect_status 415 "analyze as text/plain is 415"
+req "analyze no field" -- --data-binary 'other=1' "$U/analyze"
+expect_status 400 "analyze without text= is 400"
+
+# JSON API
+req "explain GET" -- "$U/api/v1/explain?q=552%204.3.1"
+expect_status 200 "GET /api/v1/explain is 200"
+expect_hdr '^content-type: application/json' "explain is JSON"
+expect_hdr "^content-security-policy: default-src 'self'" "API has the CSP too"
+expect_out '"replycode":"552","status":"4.3.1"' "explain pair fields"
+expect_out '"issues":\["class-mismatch"\]' "explain flags the pair"
+req "explain GET again (cached)" -- "$U/api/v1/explain?q=552%204.3.1"
+expect_out '"replycode":"552","status":"4.3.1"' "explain answer from the cache"
+req "explain plus" -- "$U/api/v1/explain?q=431"
+expect_out '"standard":false' "explain 431 non-standard"
+req "explain POST" -- -H 'Content-Type: text/plain' --data-binary "550-5.1.1 The email account that you tried to reach does not exist." "$U/api/v1/explain"
+expect_status 200 "POST /api/v1/explain is 200"
+expect_out '"reason":"userunknown"' "explain POST reads reply text"
+req "explain POST form" -- --data-urlencode "text=552 5.2.2 Mailbox full" "$U/api/v1/explain"
+expect_out '"status":"5.2.2"' "explain POST accepts a form"
+req "explain no q" -- "$U/api/v1/explain"
+expect_status 400 "explain without q is 400"
+expect_hdr '^content-type: application/json' "error is JSON"
+expect_out '"error":' "error body names the error"
+req "explain bad" -- "$U/api/v1/explain?q=6.1.1"
+expect_status 400 "explain 6.1.1 is 400"
+expect_out 'class must be' "explain 6.1.1 says why"
+req "explain nothing" -- "$U/api/v1/explain?q=hello"
+expect_status 400 "explain hello is 400"
+req "explain json type" -- -H 'Content-Type: application/json' --data-binary '{"q":"431"}' "$U/api/v1/explain"
+expect_status 415 "explain as JSON is 415"
+req "decode" -- -H 'Content-Type: message/rfc822' --data-binary "@samples/bounces/postfix-userunknown.eml" "$U/api/v1/decode"
+expect_status 200 "POST /api/v1/decode is 200"
+expect_hdr '^content-type: application/json' "decode is JSON"
+expect_out '^\[' "decode gives an array"
+expect_out '"recipient":"nobody@example.org"' "decode fact recipient"
+expect_out '"reason":"userunknown"' "decode fact reason"
+req "decode mbox" -- -H 'Content-Type: application/mbox' --data-binary "@samples/two-bounces.mbox" "$U/api/v1/decode"
+ok_if "$([ "$(grep -c '"recipient":' "$TMP/out")" -eq 2 ] && echo 1)" "decode splits an mbox into 2 facts"
+expect_out '"origin":"body:2"' "mbox facts carry their message number"
+req "decode not a bounce" -- -H 'Content-Type: message/rfc822' --data-binary "@samples/not-a-bounce.eml" "$U/api/v1/decode"
+expect_status 200 "decode of a non-bounce is 200"
+expect_out '^\[\]$' "decode of a non-bounce is []"
+req "decode empty" -- -H 'Content-Type: message/rfc822' --data-binary "" "$U/api/v1/decode"
+expect_status 400 "decode of nothing is 400"
+req "decode json type" -- -H 'Content-Type: application/json' --data-binary '{}' "$U/api/v1/decode"
+expect_status 415 "decode as JSON is 415"
+req "codes" -- "$U/api/v1/codes"
+expect_status 200 "GET /api/v1/codes is 200"
+expect_out '"code":"431"' "codes lists 431"
+ok_if "$([ "$(grep -c '"code":' "$TMP/out")" -gt 100 ] && echo 1)" "codes lists the whole index"
+req "healthz" -- "$U/healthz"
+expect_status 200 "GET /healthz is 200"
+expect_out '"status":"ok"' "healthz ok"
+req "api 404" -- "$U/api/v1/nope"
+expect_status 404 "unknown API path is 404"
+expect_hdr '^content-type: application/json' "API 404 is JSON"
+
+# wrong methods
+req "DELETE /" -- -X DELETE "$U/"
+expect_status 405 "DELETE / is 405"
+expect_hdr '^allow: GET, HEAD' "405 says what is allowed"
+req "POST /code" -- --data-binary x "$U/code/431"
+expect_status 405 "POST /code/431 is 405"
+req "GET decode" -- "$U/api/v1/decode"
+expect_status 405 "GET /api/v1/decode is 405"
+expect_hdr '^allow: POST' "decode allows POST"
+expect_hdr '^content-type: application/json' "API 405 is JSON"
+req "PUT explain" -- -X PUT --data-binary 431 "$U/api/v1/explain"
+expect_status 405 "PUT /api/v1/explain is 405"
+
+# body limit (default 10 MiB)
+head -c 11000000 /dev/zero | tr '\0' 'a' >"$TMP/big"
+req "big body" -- -H 'Content-Type: message/rfc822' --data-binary "@$TMP/big" "$U/api/v1/decode"
+expect_status 413 "an 11 MB body is 413"
+expect_out '"error":' "413 is JSON"
+req "big chunked body" -- -H 'Content-Type: message/rfc822' -H 'Transfer-Encoding: chunked' --data-binary "@$TMP/big" "$U/api/v1/decode"
+expect_status 413 "an 11 MB chunked body is 413"
+req "big form" -- --data-binary "@$TMP/big" "$U/analyze"
+expect_status 413 "an 11 MB form is 413"
+rm -f "$TMP/big"
+
+kill -TERM "$(cat "$TMP/a.pid")"
+i=0
+while kill -0 "$(cat "$TMP/a.pid")" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+ok_if "$(kill -0 "$(cat "$TMP/a.pid")" 2>/dev/null || echo 1)" "SIGTERM stops the server"
+wait "$(cat "$TMP/a.pid")"
+ok_if "$([ $? -eq 0 ] && echo 1)" "exit status 0 after SIGTERM"
+expect_log 'SIGTERM: stopping' "stop is logged" a
+expect_log 'serve: stopped$' "clean stop logged" a
+expect_log '"GET /code/431 HTTP/1.1" 200 [0-9]+ [0-9.]+ms$' "access log line: request, status, bytes, time" a
+expect_log '"DELETE / HTTP/1.1" 405 ' "access log has the method and status" a
+lines=$(grep -c '^127\.0\.0\.1 - - \[' "$TMP/a.log")
+ok_if "$([ "$lines" -eq "$RQ" ] && echo 1)" "one access log line per request ($lines lines, $RQ requests)"
+
+# ---- server B: small limits, one thread ----
+start b --threads 1 --max-conn 2 --timeout 2 --max-body 1K --max-header 2K
+ok_if "$([ -n "$PORT" ] && echo 1)" "server with small limits starts"
+U="http://127.0.0.1:$PORT"
+head -c 2000 /dev/zero | tr '\0' 'a' >"$TMP/2k"
+req "body over --max-body" -- -H 'Content-Type: text/plain' --data-binary "@$TMP/2k" "$U/api/v1/explain"
+expect_status 413 "a 2 KB body over --max-body 1K is 413"
+req "body under --max-body" -- -H 'Content-Type: text/plain' --data-binary "550 5.1.1 no such user" "$U/api/v1/explain"
+expect_status 200 "a small body is fine"
+req "header over --max-header" -- -H "X-Big: $(head -c 3000 /dev/zero | tr '\0' 'b')" "$U/healthz"
+expect_status 431 "a 3 KB header over --max-header 2K is 431"
+req "header far over --max-header" -- -H "X-Big: $(head -c 20000 /dev/zero | tr '\0' 'b')" "$U/healthz"
+expect_status 431 "a 20 KB header is 431 too"
+req "header under --max-header" -- -H "X-Small: $(head -c 500 /dev/zero | tr '\0' 'b')" "$U/healthz"
+expect_status 200 "a small header is fine"
+
+# a slow client that never finishes its headers is cut after --timeout
+(printf 'GET /healthz?slow HTTP/1.1\r\n'; sleep 3) | curl -s --max-time 5 telnet://127.0.0.1:$PORT >/dev/null 2>&1
+expect_log '/healthz\?slow .* timeout$' "an idle client is cut after --timeout" b
+
+# connection limit: two idle connections fill it; a third waits in the backlog
+# (no answer within 0.8 s) and is served once a slot is free
+(sleep 1.5) | curl -s --max-time 3 telnet://127.0.0.1:$PORT >/dev/null 2>&1 &
+c1=$!
+(sleep 1.5) | curl -s --max-time 3 telnet://127.0.0.1:$PORT >/dev/null 2>&1 &
+c2=$!
+sleep 0.3
+ST=$(curl -s --max-time 0.8 -o /dev/null -w '%{http_code}' "$U/healthz")
+ok_if "$([ "$ST" != 200 ] && echo 1)" "a third connection over --max-conn 2 waits (${ST:-none})"
+wait $c1 $c2
+req "after the idle ones left" -- "$U/healthz"
+expect_status 200 "connections free again"
+
+kill -INT "$(cat "$TMP/b.pid")"
+wait "$(cat "$TMP/b.pid")"
+ok_if "$([ $? -eq 0 ] && echo 1)" "SIGINT stops the server with status 0"
+expect_log 'SIGINT: stopping' "SIGINT logged" b
