@@ -365,11 +365,12 @@ static void add_notes(explain_obj *o, const query *q, unsigned issues, const cha
 	const sd_kb_status *ks = q->st.text[0] && q->st.text[0] != 'X' ? sd_kb_find_status(q->st.subject, q->st.detail) : NULL;
 	const sd_kb_nonstd *ns = q->replycode ? sd_kb_find_nonstd(q->replycode) : NULL;
 	const sd_kb_reply *kr = q->replycode ? sd_kb_find_reply(q->replycode) : NULL;
+	int has_entry = q->replycode && sd_kb_find_entry(fmt(o, "%d", q->replycode)) != NULL;
 
 	if (issues & SMTPDIAG_ISSUE_NONSTANDARD_REPLY)
 		sl_add(notes, kr ? fmt(o, "%d is listed in the IANA registry only as a basic code paired with some statuses; no RFC defines it as a reply.", q->replycode)
 				 : fmt(o, "%d is not a reply code defined by RFC 5321 or any other RFC.%s%s", q->replycode,
-				       ns ? " Usually it means: " : "", ns ? ns->usual : ""));
+				       ns && !has_entry ? " Usually it means: " : "", ns && !has_entry ? ns->usual : ""));
 	if (issues & SMTPDIAG_ISSUE_UNREGISTERED_STATUS)
 		sl_add(notes, fmt(o, "%s is not in the IANA enhanced status code registry.", q->st.text));
 	if (issues & SMTPDIAG_ISSUE_CLASS_MISMATCH)
