@@ -12,7 +12,8 @@
  * error; maildir/dos and maildir/mac copies must give the verdicts of bsd.
  *
  * Exit 0 when reason >= 97%, status, replycode and hardbounce >= 99%, no gold
- * row is missing and nothing came from not/ or differed in dos/ and mac/;
+ * row is missing, no verdict carries a status that is neither in its bounce nor
+ * registered, and nothing came from not/ or differed in dos/ and mac/;
  * 1 otherwise; 77 (after "SKIP: ...") when the corpus is not there.
  *
  * Build without make (from the repository root, after `make`):
@@ -243,7 +244,7 @@ static void decode_file(smtpdiag_decoder *d, const char *path, const char *buf, 
 /* ---- scoring ---- */
 
 typedef struct score {
-	int rows, missing, extra;
+	int rows, missing, extra, invented;
 	int ok_reason, ok_status, ok_reply, ok_hard;
 } score;
 
@@ -322,6 +323,13 @@ static void score_file(const char *name, const char *raw, result *res, score *s)
 			continue;
 		}
 		compare(g, r, raw, s);
+	}
+	for (int i = 0; i < res->n; i++) {
+		const char *st = res->rows[i].status;
+		if (st[0] && !strstr(raw, st) && !is_registered(st)) {
+			s->invented++;
+			printf("invented status: %s %s %s\n", name, res->rows[i].recipient, st);
+		}
 	}
 	for (int i = 0; i < res->n; i++)
 		if (!res->used[i]) {
@@ -489,10 +497,11 @@ int main(int argc, char **argv)
 	printf("status      %6.2f%% (%d/%d)   want >= 99%%\n", pct(s.ok_status, s.rows), s.ok_status, s.rows);
 	printf("replycode   %6.2f%% (%d/%d)   want >= 99%%\n", pct(s.ok_reply, s.rows), s.ok_reply, s.rows);
 	printf("hardbounce  %6.2f%% (%d/%d)   want >= 99%%\n", pct(s.ok_hard, s.rows), s.ok_hard, s.rows);
-	printf("not-bounces with output %d; line-end copies differing %d of %d\n", notbad, eolbad, eolchecked);
+	printf("not-bounces with output %d; line-end copies differing %d of %d; invented statuses %d\n",
+	       notbad, eolbad, eolchecked, s.invented);
 	fail = pct(s.ok_reason, s.rows) < 97.0 || pct(s.ok_status, s.rows) < 99.0 ||
 	       pct(s.ok_reply, s.rows) < 99.0 || pct(s.ok_hard, s.rows) < 99.0 || s.missing || notbad ||
-	       eolbad;
+	       eolbad || s.invented;
 	printf("%s\n", fail ? "FAIL" : "PASS");
 	return fail ? 1 : 0;
 }

@@ -94,6 +94,7 @@ static int run_formats(sd_ctx *c)
 					c->rcpts[k].decodedby = formats[i].name;
 			return n;
 		}
+		c->nrcpt = before; /* not its format: drop what it may have left */
 	}
 	return 0;
 }

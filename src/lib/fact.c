@@ -7,6 +7,8 @@
 #include "fact.h"
 #include "datetime.h"
 #include "explain.h"
+#include "hostfind.h"
+#include "kb.h"
 #include "reply.h"
 #include "verdict.h"
 
@@ -284,6 +286,16 @@ static void set_time(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f)
 		}
 }
 
+/* "Mailing list <list.example.org>" -> "list.example.org" (RFC 2919). */
+static sd_str list_id(sd_str v)
+{
+	const char *lt = v.p ? memchr(v.p, '<', v.n) : NULL, *gt;
+
+	if (!lt || !(gt = memchr(lt, '>', v.n - (size_t)(lt - v.p))))
+		return sd_trim(v);
+	return (sd_str){ lt + 1, (size_t)(gt - lt - 1) };
+}
+
 static void set_addresses(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f)
 {
 	sd_str from = sd_addr_clean(c->orig.from);
@@ -304,14 +316,60 @@ static void set_addresses(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f)
 		mid = sd_arena_strndup(c->a, mid + 1, n > 1 && mid[n - 1] == '>' ? n - 2 : n - 1);
 	}
 	f->messageid = mid ? mid : "";
-	f->listid = cstr(c->a, sd_addr_clean(c->orig.listid));
+	f->listid = cstr(c->a, list_id(c->orig.listid));
 	f->subject = sd_header_text(c->a, c->orig.subject);
 }
 
-static void set_hosts(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f)
+static int is_ipv4_token(sd_str t)
 {
-	f->rhost = cstr(c->a, dsn_value(r->rhost));
-	f->lhost = cstr(c->a, dsn_value(r->lhost));
+	int dots = 0;
+
+	for (size_t i = 0; i < t.n; i++) {
+		if (t.p[i] == '.')
+			dots++;
+		else if (!sd_isdigit((unsigned char)t.p[i]))
+			return 0;
+	}
+	return dots == 3;
+}
+
+/* "dns; mx.example.net [192.0.2.1]" -> "mx.example.net"; "a@b" -> "b". */
+static sd_str clean_host(sd_str v)
+{
+	const char *p, *end, *at;
+
+	v = sd_trim(dsn_value(v));
+	if (!v.p || !v.n)
+		return SD_NULLSTR;
+	p = v.p;
+	end = v.p + v.n;
+	while (p < end) {
+		sd_str t;
+		while (p < end && (sd_isspace((unsigned char)*p) || strchr("()[]<>", *p)))
+			p++;
+		t.p = p;
+		while (p < end && !sd_isspace((unsigned char)*p) && !strchr("()[]<>", *p))
+			p++;
+		t.n = (size_t)(p - t.p);
+		while (t.n && (t.p[t.n - 1] == '.' || t.p[t.n - 1] == ';' || t.p[t.n - 1] == ','))
+			t.n--;
+		if (!t.n || is_ipv4_token(t))
+			continue;
+		if ((at = memchr(t.p, '@', t.n)) != NULL)
+			t = (sd_str){ at + 1, t.n - (size_t)(at + 1 - t.p) };
+		return t;
+	}
+	return SD_NULLSTR;
+}
+
+static void set_hosts(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, sd_str diag)
+{
+	sd_str rh = clean_host(r->rhost);
+
+	if (!rh.n)
+		rh = sd_host_find(diag);
+	f->rhost = cstr(c->a, rh);
+	f->lhost = cstr(c->a, clean_host(r->lhost));
 	if (!strcasecmp(f->lhost, f->rhost))
 		f->lhost = "";
 }
@@ -334,7 +392,7 @@ static void prepare(fact_work *w, smtpdiag_fact *f)
 		w->command = sd_vd_command_find(w->diag.p, w->diag.n);
 	w->action = action_norm(c->a, r->action);
 	set_addresses(c, r, f);
-	set_hosts(c, r, f);
+	set_hosts(c, r, f, w->diag);
 }
 
 static const char *code3(sd_arena *a, int rc)
@@ -347,12 +405,28 @@ static const char *code3(sd_arena *a, int rc)
 	return sd_arena_strndup(a, buf, 3);
 }
 
+/* A status neither in the bounce nor registered was made up on the way (a
+ * module's table): keep only its class. */
+static const char *honest_status(const fact_work *w, const char *st)
+{
+	sd_status ps;
+
+	if (!st[0] || !sd_status_parse(st, strlen(st), &ps) || sd_kb_find_status(ps.subject, ps.detail))
+		return st;
+	if (sd_memmem(w->c->raw, w->c->len, st, strlen(st)))
+		return st;
+	return ps.cls == 4 ? "4.0.0" : ps.cls == 2 ? "2.0.0" : "5.0.0";
+}
+
 static void finish(fact_work *w, smtpdiag_fact *f, int reason)
 {
 	sd_arena *a = w->c->a;
 	const char *st = w->status[0] ? sd_arena_strndup(a, w->status, strlen(w->status)) : "";
 	sd_status ps;
 
+	if (!st)
+		st = "";
+	st = honest_status(w, st);
 	if (!st[0])
 		st = class_status(w, reason);
 	if (reason == SD_R_feedback || reason == SD_R_vacation)

@@ -116,6 +116,10 @@ static int header_name(sd_str line, int *strong)
 		{ "Content-Transfer-Encoding:", 0 },
 	};
 
+	const char *colon = line.n > 3 ? memchr(line.p, ':', line.n < 28 ? line.n : 28) : NULL;
+
+	if (!colon || !sd_isalpha((unsigned char)line.p[0]))
+		return 0;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (sd_str_casestarts(line, names[i].name)) {
 			*strong = names[i].strong;

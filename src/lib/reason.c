@@ -8,6 +8,7 @@
 #include "verdict.h"
 
 #define IN(r) ((ctx->set >> (r)) & 1)
+#define SD_VD_TEXT_MAX 4096 /* bytes of a single reply text read */
 
 typedef struct rctx {
 	const sd_vd_in *in;
@@ -245,4 +246,32 @@ int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in)
 	if (explicit_reason(r))
 		return r;
 	return in->diagn ? SD_R_onhold : SD_R_undefined;
+}
+
+int sd_vd_reason_of_text(sd_classifier *cls, const char *p, size_t n)
+{
+	char st[SD_STATUS_MAX], lc[SD_VD_TEXT_MAX];
+	sd_vd_in in;
+	int r;
+
+	if (!p || !n)
+		return -1;
+	if (n >= sizeof(lc))
+		n = sizeof(lc) - 1;
+	for (size_t i = 0; i < n; i++)
+		lc[i] = (char)sd_tolower((unsigned char)p[i]);
+	lc[n] = 0;
+	memset(&in, 0, sizeof(in));
+	sd_vd_status_find(p, n, 0, st);
+	in.reason = -1;
+	in.status = st;
+	in.replycode = sd_vd_reply_find(p, n, st[0]);
+	in.diag = p;
+	in.lc = lc;
+	in.diagn = n;
+	in.diagtype = "SMTP";
+	in.command = sd_vd_command_find(p, n);
+	in.action = in.rhost = in.lhost = in.destination = "";
+	r = sd_vd_reason(cls, &in);
+	return r == SD_R_onhold || r == SD_R_undefined ? -1 : r;
 }

@@ -254,18 +254,30 @@ const char *sd_vd_command_find(const char *p, size_t n)
 		{ "MAIL F", "MAIL" }, { "RCPT", "RCPT" }, { "RCPT T", "RCPT" }, { "DATA", "DATA" },
 		{ "QUIT", "QUIT" }, { "XFORWARD", "XFORWARD" },
 	};
+	enum { NDET = sizeof(det) / sizeof(det[0]) };
+	long first[NDET];
 	const char *last = "";
 
 	if (!p || n < 4)
 		return "";
-	for (size_t i = 0; i < sizeof(det) / sizeof(det[0]); i++) {
-		size_t len = strlen(det[i].lit);
-		const char *q = sd_memmem(p, n, det[i].lit, len);
-		if (!q)
+	for (size_t k = 0; k < NDET; k++)
+		first[k] = -1;
+	/* one pass: the first place each command word occurs */
+	for (size_t i = 0; i + 4 <= n; i++) {
+		if (p[i] < 'A' || p[i] > 'X' || !strchr("HESAMRDQX", p[i]))
 			continue;
-		if (!strchr(det[i].lit, ' ') && !cmd_word_ok(p, n, (size_t)(q - p), len))
+		for (size_t k = 0; k < NDET; k++) {
+			size_t len = strlen(det[k].lit);
+			if (first[k] < 0 && det[k].lit[0] == p[i] && i + len <= n && !memcmp(p + i, det[k].lit, len))
+				first[k] = (long)i;
+		}
+	}
+	for (size_t k = 0; k < NDET; k++) {
+		if (first[k] < 0)
 			continue;
-		last = det[i].cmd;
+		if (!strchr(det[k].lit, ' ') && !cmd_word_ok(p, n, (size_t)first[k], strlen(det[k].lit)))
+			continue;
+		last = det[k].cmd;
 	}
 	return last;
 }

@@ -46,6 +46,11 @@ int sd_vd_retried(int reason);
 /* Hard bounce? (text: status and diagnostic, for notaccept) */
 int sd_vd_hard(int reason, const char *text, size_t n);
 
+/* The reason of a single reply text (explain, log lines): the same decision
+ * as for a bounce, with the status and reply code found in the text; -1 when
+ * the text gives no reason. */
+int sd_vd_reason_of_text(sd_classifier *cls, const char *p, size_t n);
+
 /* Reason decided by a remote host's own vocabulary (rhost.c), or -1. */
 int sd_rhost_reason(const sd_vd_in *in);
 /* Reason decided by a local delivery agent's message (procmail, dovecot...), or -1.
