@@ -2,6 +2,7 @@
 #include "explain.h"
 #include "kb.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 static const char *const issue_names[] = {
@@ -53,32 +54,19 @@ const char *smtpdiag_class_name(smtpdiag_class c)
 	return (unsigned)c < 5 ? names[c] : "";
 }
 
-/* Does the vendor row's status field ("4.7.500-699", "5.7.26") cover st? */
-static int vendor_status_match(const char *vs, const sd_status *st)
-{
-	size_t n = strlen(st->text);
-	const char *dash;
-	unsigned long lo, hi;
+/* The vendor table, prepared once: each row's status as numbers (a detail range
+ * for "4.7.500-699"), and the length of its snippet's opening words. Matching a
+ * verdict against 254 rows is then integer compares, and a text search only for
+ * the rows whose code matches. */
+typedef struct vrow {
+	int cls, sub, dlo, dhi; /* cls 0: the row gives no status */
+	size_t sniplen;         /* 0: too short to recognise */
+} vrow;
 
-	if (!*vs || !st->text[0])
-		return 0;
-	if (!strcmp(vs, st->text))
-		return 1;
-	dash = strchr(vs, '-');
-	if (!dash || (size_t)(dash - vs) < 5)
-		return 0;
-	/* range in the detail: "4.7.500-699" */
-	const char *lastdot = memrchr(vs, '.', (size_t)(dash - vs));
-	if (!lastdot || (size_t)(lastdot - vs) + 1 > n || memcmp(vs, st->text, (size_t)(lastdot - vs) + 1))
-		return 0;
-	if (!sd_parse_uint(lastdot + 1, (size_t)(dash - lastdot - 1), 3, &lo) ||
-	    !sd_parse_uint(dash + 1, strlen(dash + 1), 3, &hi))
-		return 0;
-	return st->detail >= (int)lo && st->detail <= (int)hi;
-}
+static vrow *vrows;
+static pthread_once_t vonce = PTHREAD_ONCE_INIT;
 
-/* The snippet's opening words (before " ...") found in text? */
-static int snippet_in(const char *snip, const char *text, size_t n)
+static size_t snippet_len(const char *snip)
 {
 	size_t len = strlen(snip);
 	const char *dots = strstr(snip, "...");
@@ -89,9 +77,62 @@ static int snippet_in(const char *snip, const char *text, size_t n)
 		len--;
 	if (len > 48)
 		len = 48;
-	if (len < 8 || !n)
-		return 0;
-	return sd_memcasemem(text, n, snip, len) != NULL;
+	return len < 8 ? 0 : len;
+}
+
+static void vrow_parse(const char *vs, vrow *r)
+{
+	sd_status st;
+	size_t n = strlen(vs), k;
+	const char *dash = strchr(vs, '-');
+	unsigned long hi;
+
+	r->cls = 0;
+	k = sd_status_parse(vs, dash ? (size_t)(dash - vs) : n, &st);
+	if (!k)
+		return;
+	r->cls = st.cls;
+	r->sub = st.subject;
+	r->dlo = r->dhi = st.detail;
+	if (dash && sd_parse_uint(dash + 1, strlen(dash + 1), 3, &hi))
+		r->dhi = (int)hi;
+}
+
+static void vrows_init(void)
+{
+	vrows = calloc(sd_kb_nvendors ? sd_kb_nvendors : 1, sizeof(*vrows));
+	if (!vrows)
+		return;
+	for (size_t i = 0; i < sd_kb_nvendors; i++) {
+		vrow_parse(sd_kb_vendors[i].status, &vrows[i]);
+		vrows[i].sniplen = snippet_len(sd_kb_vendors[i].snippet);
+	}
+}
+
+static int vrow_status_match(const vrow *r, const sd_status *st)
+{
+	return r->cls == st->cls && r->sub == st->subject && st->detail >= r->dlo && st->detail <= r->dhi;
+}
+
+const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *text, size_t tn)
+{
+	int has_st = st && st->text[0];
+
+	pthread_once(&vonce, vrows_init);
+	if (!vrows)
+		return NULL;
+	for (size_t i = 0; i < sd_kb_nvendors; i++) {
+		const sd_kb_vendor *v = &sd_kb_vendors[i];
+		const vrow *r = &vrows[i];
+		if (has_st ? !vrow_status_match(r, st) : r->cls != 0)
+			continue;
+		if (v->replycode && rc && v->replycode != rc)
+			continue;
+		if (tn ? r->sniplen && sd_memcasemem(text, tn, v->snippet, r->sniplen)
+		       : (rc && v->replycode == rc && v->differs))
+			return v;
+	}
+	return NULL;
 }
 
 static const struct {
@@ -105,22 +146,6 @@ static const struct {
 	{ "yahoo", "Yahoo" },
 	{ "icloud.com", "Apple (iCloud Mail)" },
 };
-
-const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *text, size_t tn)
-{
-	int has_st = st && st->text[0];
-
-	for (size_t i = 0; i < sd_kb_nvendors; i++) {
-		const sd_kb_vendor *v = &sd_kb_vendors[i];
-		int stm = has_st ? vendor_status_match(v->status, st) : !v->status[0];
-		int rcm = !v->replycode || !rc || v->replycode == rc;
-		if (!stm || !rcm)
-			continue;
-		if (tn ? snippet_in(v->snippet, text, tn) : (rc && v->replycode == rc && v->differs))
-			return v;
-	}
-	return NULL;
-}
 
 unsigned sd_code_issues(int rc, const sd_status *st, const char *text, size_t tn, const char **vendor)
 {
@@ -146,14 +171,14 @@ unsigned sd_code_issues(int rc, const sd_status *st, const char *text, size_t tn
 	}
 	/* a registered reply code that a vendor reuses with another status (432 4.3.2) */
 	if (!vname && rc && has_st && kr && kr->defined && sd_kb_find_nonstd(rc)) {
-		for (size_t i = 0; i < sd_kb_nvendors; i++)
-			if (sd_kb_vendors[i].replycode == rc && vendor_status_match(sd_kb_vendors[i].status, st)) {
+		for (size_t i = 0; vrows && i < sd_kb_nvendors; i++)
+			if (sd_kb_vendors[i].replycode == rc && vrow_status_match(&vrows[i], st)) {
 				vname = sd_kb_vendors[i].vendor;
 				f |= SMTPDIAG_ISSUE_VENDOR_REDEFINED;
 				break;
 			}
 	}
-	for (size_t i = 0; !vname && tn && i < sizeof(markers) / sizeof(markers[0]); i++)
+	for (size_t i = 0; vendor && !vname && tn && i < sizeof(markers) / sizeof(markers[0]); i++)
 		if (sd_memcasemem(text, tn, markers[i].marker, strlen(markers[i].marker)))
 			vname = markers[i].vendor;
 	if (vendor)

@@ -72,10 +72,11 @@ static size_t eol_len(const char *q, const char *end)
 
 int sd_next_line(sd_str s, size_t *pos, sd_str *line)
 {
-	const char *end = s.p + s.n, *b, *e;
+	const char *end, *b, *e;
 
 	if (!s.p || *pos >= s.n)
 		return 0;
+	end = s.p + s.n;
 	b = s.p + *pos;
 	e = find_eol(b, end);
 	*line = (sd_str){ b, (size_t)(e - b) };
