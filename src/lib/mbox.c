@@ -80,13 +80,26 @@ static int field_follows(const char *p, size_t n, size_t q)
 	return k > i && k < n && p[k] == ':';
 }
 
-/* Offset of the next From_ line at or after from, or n. */
-static size_t next_from(const char *p, size_t n, size_t from)
+/* Offset of the next "From " at or after from, or n. 'F' is rare in mail text,
+ * so a vectorised memchr for it beats a general substring search. */
+static size_t find_from(const char *p, size_t n, size_t from)
 {
 	const char *q;
 
-	while (from < n && (q = sd_memmem(p + from, n - from, "From ", 5)) != NULL) {
-		size_t k = (size_t)(q - p);
+	while (from + 5 <= n && (q = memchr(p + from, 'F', n - from - 4)) != NULL) {
+		if (memcmp(q + 1, "rom ", 4) == 0)
+			return (size_t)(q - p);
+		from = (size_t)(q - p) + 1;
+	}
+	return n;
+}
+
+/* Offset of the next From_ line at or after from, or n. */
+static size_t next_from(const char *p, size_t n, size_t from)
+{
+	size_t k;
+
+	while ((k = find_from(p, n, from)) < n) {
 		if (k == 0 || (is_eol(p[k - 1]) && (looks_like_from(p, n, k) ||
 		                                    (prev_blank(p, k) && field_follows(p, n, k)))))
 			return k;
