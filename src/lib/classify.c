@@ -210,3 +210,27 @@ int smtpdiag_init(smtpdiag_error *err)
 	}
 	return compiled;
 }
+
+/* Retry and advice: one policy for decode, scan and explain (docs/reasons.md).
+ * A 4xx is retried; so are the soft reasons that clear with time, even when the
+ * server sent a 5xx; never a hard bounce, an expiry, a success, an auto-reply
+ * or a complaint. */
+int sd_reason_retry(int reason, int cls, int hard)
+{
+	if (hard || reason == SD_R_expired || reason == SD_R_delivered || reason == SD_R_vacation ||
+	    reason == SD_R_feedback)
+		return 0;
+	return cls == 4 || reason == SD_R_mailboxfull || reason == SD_R_systemfull ||
+	       reason == SD_R_ratelimited || reason == SD_R_networkerror;
+}
+
+const char *sd_reason_advice_for(int reason, int cls, int hard)
+{
+	if (reason == SD_R_delivered || reason == SD_R_vacation)
+		return "none";
+	if (cls == 4 && !hard)
+		return "retry";
+	if (reason < 0)
+		return cls == 5 ? "contact-recipient-admin" : "none";
+	return sd_reason_advice(reason);
+}

@@ -43,4 +43,9 @@ int sd_reason_hard(int r);
 const char *sd_reason_advice(int r);
 const char *sd_reason_text(int r);
 
+/* The retry verdict and the advice word for a reason (-1: none), a class digit
+ * (2, 4, 5) and whether the verdict is a hard bounce. */
+int sd_reason_retry(int reason, int cls, int hard);
+const char *sd_reason_advice_for(int reason, int cls, int hard);
+
 #endif

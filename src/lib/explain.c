@@ -341,8 +341,12 @@ static void explain_from_digits(explain_obj *o, const query *q, smtpdiag_class k
 	e->fixer = k == SMTPDIAG_CLASS_TRANSIENT ? "recipient-admin" : "sender";
 }
 
-static const char *retry_text(smtpdiag_class k)
+static const char *retry_text(smtpdiag_class k, int retry)
 {
+	if (k == SMTPDIAG_CLASS_PERMANENT && retry)
+		return "Permanent reply, but its cause (a full mailbox or system, a rate limit, a network fault) "
+		       "usually clears: retry later with backoff, at least 30 minutes apart, stop after 4-5 days, and "
+		       "suppress the address only if it keeps failing.";
 	switch (k) {
 	case SMTPDIAG_CLASS_TRANSIENT:
 		return "Transient: keep the message queued and retry with backoff, at least 30 minutes apart, and give up "
@@ -503,7 +507,6 @@ static void build(explain_obj *o, const query *q)
 	e->replycode = q->replycode;
 	e->status = dup(o, q->st.text);
 	e->klass = k;
-	e->retry = k == SMTPDIAG_CLASS_TRANSIENT;
 	e->issues = issues;
 	e->standard = !issues;
 	e->vendor = dup(o, vendor);
@@ -513,7 +516,6 @@ static void build(explain_obj *o, const query *q)
 	e->reason = r >= 0 ? sd_reason_name(r) : "";
 	e->hardbounce = k == SMTPDIAG_CLASS_PERMANENT && sd_reason_hard(r);
 	e->bounce = k == SMTPDIAG_CLASS_TRANSIENT || k == SMTPDIAG_CLASS_PERMANENT;
-	e->retry_advice = retry_text(k);
 	if (en) {
 		e->title = en->title;
 		e->short_answer = en->short_answer;
@@ -539,12 +541,10 @@ static void build(explain_obj *o, const query *q)
 	add_notes(o, q, issues, vendor, &notes);
 	if (r >= 0 && e->bounce)
 		sl_add(&notes, fmt(o, "Bounce reason: %s (%s).", sd_reason_name(r), sd_reason_text(r)));
-	e->advice = r >= 0 ? sd_reason_advice(r) : k == SMTPDIAG_CLASS_TRANSIENT ? "retry" : k == SMTPDIAG_CLASS_PERMANENT ? "contact-recipient-admin" : "none";
-	/* the class decides retrying: a 4xx is retried whatever the reason, a 5xx never as is */
-	if (k == SMTPDIAG_CLASS_TRANSIENT)
-		e->advice = "retry";
-	else if (k == SMTPDIAG_CLASS_PERMANENT && !strcmp(e->advice, "retry"))
-		e->advice = "contact-recipient-admin";
+	e->retry = sd_reason_retry(r, k == SMTPDIAG_CLASS_TRANSIENT ? 4 : k == SMTPDIAG_CLASS_PERMANENT ? 5 : 2,
+				   e->hardbounce);
+	e->retry_advice = retry_text(k, e->retry);
+	e->advice = e->bounce ? sd_reason_advice_for(r, k == SMTPDIAG_CLASS_TRANSIENT ? 4 : 5, e->hardbounce) : "none";
 	e->causes = sl_done(o, &causes);
 	e->fixes = sl_done(o, &fixes);
 	e->paired = sl_done(o, &paired);

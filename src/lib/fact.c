@@ -452,17 +452,8 @@ static void set_advice(smtpdiag_fact *f, int reason)
 {
 	int cls = f->deliverystatus[0] ? f->deliverystatus[0] - '0' : 5;
 
-	f->retry = cls == 4 || reason == SD_R_mailboxfull || reason == SD_R_systemfull ||
-		   reason == SD_R_ratelimited || reason == SD_R_networkerror;
-	if (reason == SD_R_expired || reason == SD_R_delivered || reason == SD_R_vacation ||
-	    reason == SD_R_feedback || f->hardbounce)
-		f->retry = 0;
-	if (reason == SD_R_delivered || reason == SD_R_vacation)
-		f->advice = "none";
-	else if (cls == 4 && !f->hardbounce)
-		f->advice = "retry";
-	else
-		f->advice = sd_reason_advice(reason);
+	f->retry = sd_reason_retry(reason, cls, f->hardbounce);
+	f->advice = sd_reason_advice_for(reason, cls, f->hardbounce);
 }
 
 void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *origin)
