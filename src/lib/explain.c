@@ -163,6 +163,7 @@ static int parse_text_query(explain_obj *o, sd_str s, query *q)
 		q->replycode = r.code;
 		q->st = r.status;
 		q->text = (sd_str){ o->text.data ? o->text.data : "", o->text.len };
+		q->recipient = sd_find_address(q->text.p, q->text.n, 0);
 		return 0;
 	}
 	sd_buf_reset(&o->text);

@@ -32,6 +32,8 @@ expect_out '"nonstandard-reply-code"' "599 flagged"
 expect_exit 0 "explain --text multi-line" -- "$BIN" explain --json --text "$(printf '550-5.1.1 The email account that you tried to reach does not exist.\r\n550 5.1.1 Please check the address.')"
 expect_out '"reason":"userunknown"' "reason from reply text"
 expect_out '"hardbounce":true' "user unknown is a hard bounce"
+expect_exit 0 "explain --text names the recipient" -- "$BIN" explain --json --text "550 5.1.1 <bob@example.org>: Recipient address rejected: User unknown"
+expect_out '"recipient":"bob@example.org"' "recipient from reply text"
 
 printf 'Final-Recipient: rfc822; bob@example.org\nAction: failed\nStatus: 5.2.2\nDiagnostic-Code: smtp; 552 5.2.2 Mailbox full\n' >"$TMP/paste.txt"
 expect_exit 0 "explain --file" -- "$BIN" explain --json --file "$TMP/paste.txt"
