@@ -19,9 +19,10 @@ SAN_ON    = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 SANFLAGS  = $(if $(SAN),$(SAN_ON))
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(SANFLAGS) $(CFLAGS)
 CPPFLAGS += -Iinclude -Isrc/lib -I$(BUILD)/gen
+# libmicrohttpd is opened by `serve` at run time (src/httpd/mhd_load.c), not linked.
 PKGS      = libhs libmicrohttpd zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lhs -lmicrohttpd -lz)
+PKG_LIBS   := $(shell pkg-config --libs libhs zlib 2>/dev/null || echo -lhs -lz) -ldl
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
 
 LIB_SRC   = $(sort $(wildcard src/lib/*.c src/lib/formats/*.c))

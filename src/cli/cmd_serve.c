@@ -123,6 +123,10 @@ int cmd_serve(int argc, char **argv)
 		if (missing)
 			return usage_error("missing value for", a);
 	}
+	if (httpd_mhd_load(err, sizeof(err)) < 0) {
+		cli_err("serve: %s", err);
+		return EXIT_FAIL_;
+	}
 	if (httpd_run(&c, err, sizeof(err)) < 0) {
 		cli_err("serve: %s", err);
 		return strstr(err, "memory") ? EXIT_FAIL_ : EXIT_USAGE_;

@@ -30,4 +30,8 @@ void httpd_config_init(httpd_config *c);
  * reason is in err. Log lines go to stderr. */
 int httpd_run(const httpd_config *c, char *err, size_t errlen);
 
+/* Open libmicrohttpd (mhd_load.c); call once before httpd_run. Returns 0, or -1
+ * with the reason in err. */
+int httpd_mhd_load(char *err, size_t errlen);
+
 #endif

@@ -1,0 +1,138 @@
+/* mhd_load.c - libmicrohttpd, loaded when `serve` starts and not before.
+ *
+ * libmicrohttpd pulls in GnuTLS and its dependencies; binding them at every
+ * process start cost `smtpdiag explain` about 5 ms of dynamic linking for a
+ * server it never runs. So the binary does not link the library: this file
+ * defines the few MHD functions the server calls, and they forward to the
+ * library opened by httpd_mhd_load(). */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "httpd_int.h"
+
+#define MHD_SONAME "libmicrohttpd.so.12"
+
+static struct {
+	struct MHD_Daemon *(*start_va)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *,
+				       MHD_AccessHandlerCallback, void *, va_list);
+	MHD_socket (*quiesce)(struct MHD_Daemon *);
+	void (*stop)(struct MHD_Daemon *);
+	const union MHD_DaemonInfo *(*daemon_info)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...);
+	const union MHD_ConnectionInfo *(*conn_info)(struct MHD_Connection *, enum MHD_ConnectionInfoType, ...);
+	int (*values)(struct MHD_Connection *, enum MHD_ValueKind, MHD_KeyValueIterator, void *);
+	const char *(*lookup)(struct MHD_Connection *, enum MHD_ValueKind, const char *);
+	enum MHD_Result (*queue)(struct MHD_Connection *, unsigned int, struct MHD_Response *);
+	struct MHD_Response *(*from_buffer)(size_t, void *, enum MHD_ResponseMemoryMode);
+	struct MHD_Response *(*from_buffer_free)(size_t, void *, MHD_ContentReaderFreeCallback);
+	void (*destroy)(struct MHD_Response *);
+	enum MHD_Result (*add_header)(struct MHD_Response *, const char *, const char *);
+} mhd;
+
+static int sym(void *lib, const char *name, void *fp, char *err, size_t errlen)
+{
+	void *p = dlsym(lib, name);
+
+	if (!p) {
+		snprintf(err, errlen, "%s lacks %s", MHD_SONAME, name);
+		return -1;
+	}
+	memcpy(fp, &p, sizeof(p)); /* object to function pointer, as POSIX dlsym intends */
+	return 0;
+}
+
+int httpd_mhd_load(char *err, size_t errlen)
+{
+	void *lib = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!lib) {
+		snprintf(err, errlen, "cannot load %s (Debian package libmicrohttpd12): %s", MHD_SONAME, dlerror());
+		return -1;
+	}
+	if (sym(lib, "MHD_start_daemon_va", &mhd.start_va, err, errlen) ||
+	    sym(lib, "MHD_quiesce_daemon", &mhd.quiesce, err, errlen) ||
+	    sym(lib, "MHD_stop_daemon", &mhd.stop, err, errlen) ||
+	    sym(lib, "MHD_get_daemon_info", &mhd.daemon_info, err, errlen) ||
+	    sym(lib, "MHD_get_connection_info", &mhd.conn_info, err, errlen) ||
+	    sym(lib, "MHD_get_connection_values", &mhd.values, err, errlen) ||
+	    sym(lib, "MHD_lookup_connection_value", &mhd.lookup, err, errlen) ||
+	    sym(lib, "MHD_queue_response", &mhd.queue, err, errlen) ||
+	    sym(lib, "MHD_create_response_from_buffer", &mhd.from_buffer, err, errlen) ||
+	    sym(lib, "MHD_create_response_from_buffer_with_free_callback", &mhd.from_buffer_free, err, errlen) ||
+	    sym(lib, "MHD_destroy_response", &mhd.destroy, err, errlen) ||
+	    sym(lib, "MHD_add_response_header", &mhd.add_header, err, errlen)) {
+		dlclose(lib);
+		return -1;
+	}
+	return 0; /* the library stays loaded for the life of the process */
+}
+
+struct MHD_Daemon *MHD_start_daemon(unsigned int flags, uint16_t port, MHD_AcceptPolicyCallback apc,
+				    void *apc_cls, MHD_AccessHandlerCallback dh, void *dh_cls, ...)
+{
+	struct MHD_Daemon *d;
+	va_list ap;
+
+	va_start(ap, dh_cls);
+	d = mhd.start_va(flags, port, apc, apc_cls, dh, dh_cls, ap);
+	va_end(ap);
+	return d;
+}
+
+MHD_socket MHD_quiesce_daemon(struct MHD_Daemon *daemon)
+{
+	return mhd.quiesce(daemon);
+}
+
+void MHD_stop_daemon(struct MHD_Daemon *daemon)
+{
+	mhd.stop(daemon);
+}
+
+/* The server asks only for info types that take no extra argument. */
+const union MHD_DaemonInfo *MHD_get_daemon_info(struct MHD_Daemon *daemon, enum MHD_DaemonInfoType t, ...)
+{
+	return mhd.daemon_info(daemon, t);
+}
+
+const union MHD_ConnectionInfo *MHD_get_connection_info(struct MHD_Connection *c, enum MHD_ConnectionInfoType t, ...)
+{
+	return mhd.conn_info(c, t);
+}
+
+int MHD_get_connection_values(struct MHD_Connection *c, enum MHD_ValueKind kind, MHD_KeyValueIterator it, void *cls)
+{
+	return mhd.values(c, kind, it, cls);
+}
+
+const char *MHD_lookup_connection_value(struct MHD_Connection *c, enum MHD_ValueKind kind, const char *key)
+{
+	return mhd.lookup(c, kind, key);
+}
+
+enum MHD_Result MHD_queue_response(struct MHD_Connection *c, unsigned int status, struct MHD_Response *r)
+{
+	return mhd.queue(c, status, r);
+}
+
+struct MHD_Response *MHD_create_response_from_buffer(size_t size, void *buf, enum MHD_ResponseMemoryMode mode)
+{
+	return mhd.from_buffer(size, buf, mode);
+}
+
+struct MHD_Response *MHD_create_response_from_buffer_with_free_callback(size_t size, void *buf,
+									MHD_ContentReaderFreeCallback crfc)
+{
+	return mhd.from_buffer_free(size, buf, crfc);
+}
+
+void MHD_destroy_response(struct MHD_Response *r)
+{
+	mhd.destroy(r);
+}
+
+enum MHD_Result MHD_add_response_header(struct MHD_Response *r, const char *header, const char *content)
+{
+	return mhd.add_header(r, header, content);
+}
