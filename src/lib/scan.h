@@ -66,6 +66,9 @@ int sd_loghdr_parse(const char *p, size_t n, sd_loghdr *h);
 /* An ISO 8601 / RFC 3339 time at p ("2024-01-12T10:15:01.5+01:00", the 'T' may
  * be a space). Returns the bytes read or 0. */
 size_t sd_logtime_iso(const char *p, size_t n, sd_logtime *t);
+/* Exim's own line start "YYYY-MM-DD HH:MM:SS[.fff][ +zzzz][ [pid]] " before a
+ * message id: the offset of the id (t gets the time), or 0. */
+size_t sd_exim_prefix(const char *p, size_t n, sd_logtime *t);
 /* Length of an Exim message id at p (16 or 23 bytes), or 0. */
 size_t sd_exim_id(const char *p, size_t n);
 /* Arrival time encoded in an Exim message id (base 62 seconds). */
@@ -76,6 +79,9 @@ int64_t sd_exim_id_time(const char *p);
 /* Each returns the number of records added to l, 0 when the message is no
  * delivery attempt, SMTPDIAG_EPARSE or SMTPDIAG_ELIMIT. */
 int sd_scan_postfix(sd_logline *l, sd_str agent);
+/* Is agent (the part of the program name after its last '/') a Postfix
+ * delivery agent (smtp, lmtp, local, virtual, error, retry, discard, pipe, qmgr)? */
+int sd_scan_postfix_agent(sd_str agent);
 int sd_scan_exim(sd_logline *l);
 int sd_scan_sendmail(sd_logline *l);
 int sd_scan_opensmtpd(sd_logline *l);

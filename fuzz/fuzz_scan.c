@@ -1,0 +1,63 @@
+/* fuzz_scan.c - the log line scanner on arbitrary bytes: each line of the input
+ * (and the whole input as one line), every record checked and written as JSON. */
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "smtpdiag.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(const smtpdiag_logrec *r, smtpdiag_buf *b)
+{
+	const char *s[] = { r->format, r->timezoneoffset, r->host, r->program, r->queueid, r->recipient,
+			    r->orig_recipient, r->sender, r->relay, r->action, r->replycode, r->status,
+			    r->dsn, r->diagnosticcode, r->command, r->reason, r->advice };
+
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		if (!s[i])
+			__builtin_trap();
+	if (strlen(r->replycode) != 0 && strlen(r->replycode) != 3)
+		__builtin_trap();
+	if (r->delay < -1 || (r->hardbounce && r->retry))
+		__builtin_trap();
+	b->len = 0;
+	smtpdiag_logrec_json(r, b);
+	if (!b->oom && (b->len < 2 || b->data[0] != '{' || b->data[b->len - 1] != '}'))
+		__builtin_trap();
+}
+
+static void line(smtpdiag_scanner *s, const char *p, size_t n, smtpdiag_buf *b)
+{
+	int rc = smtpdiag_scan_line(s, p, n);
+
+	if (rc > SMTPDIAG_SCAN_MAX_RECORDS || (rc < 0 && rc != SMTPDIAG_EPARSE && rc != SMTPDIAG_ELIMIT))
+		__builtin_trap();
+	for (int i = 0; i < rc; i++)
+		check(smtpdiag_scanner_rec(s, (size_t)i), b);
+	if (smtpdiag_scanner_rec(s, rc > 0 ? (size_t)rc : 0))
+		__builtin_trap();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static smtpdiag_scanner *utc, *local;
+	smtpdiag_buf b = { NULL, 0, 0, 0 };
+	const char *p = (const char *)data, *end = p + size, *nl;
+
+	if (!utc) {
+		utc = smtpdiag_scanner_new(SMTPDIAG_SCAN_UTC);
+		local = smtpdiag_scanner_new(0);
+		if (!utc || !local)
+			__builtin_trap();
+		smtpdiag_scanner_reftime(utc, 1717200000);
+	}
+	line(utc, p, size, &b);
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		line(local, p, nl ? (size_t)(nl - p) : (size_t)(end - p), &b);
+		p = nl ? nl + 1 : end;
+	}
+	smtpdiag_buf_free(&b);
+	return 0;
+}

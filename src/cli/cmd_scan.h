@@ -1,0 +1,99 @@
+/* cmd_scan.h - the parts of `smtpdiag scan`: reading logs (cmd_scan_input.c),
+ * counting for --summary (cmd_scan_sum.c), and the command (cmd_scan.c). */
+#ifndef SMTPDIAG_CMD_SCAN_H
+#define SMTPDIAG_CMD_SCAN_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <zlib.h>
+
+#include "smtpdiag.h"
+
+#define SCAN_READ_CHUNK ((size_t)1 << 20)   /* bytes asked of read() at a time */
+#define SCAN_GZ_CHUNK ((size_t)256 << 10)   /* compressed bytes read at a time */
+#define SCAN_MAX_LINE SMTPDIAG_SCAN_MAX_LINE /* longer lines are skipped and counted */
+#define SCAN_MAX_KEYS 100000                /* distinct keys per summary table */
+#define SCAN_MAX_LATE 100000                /* messages remembered past the give-up time */
+#define SCAN_SHOW 20                        /* rows printed per summary table */
+#define SCAN_TAIL 64                        /* --follow: bytes compared to see a rewrite */
+/* RFC 5321 4.5.4.1: "the give-up time generally needs to be at least 4-5 days". */
+#define SCAN_GIVEUP_SECONDS (5 * 86400)
+
+/* ---- input: one log file, plain or gzip ---- */
+
+typedef void (*scan_line_fn)(void *ctx, const char *p, size_t n);
+
+typedef struct scan_src {
+	const char *path;     /* "-" for standard input */
+	int fd;
+	int gz;               /* gzip stream (1f 8b), inflated as it is read */
+	z_stream zs;
+	unsigned char *zin;   /* raw bytes read ahead (gzip input, or the first read) */
+	size_t zlen, zpos;
+	int zend;             /* inflate reached the end of the data */
+	int regular;          /* a regular file (for progress and --follow) */
+	dev_t dev;
+	ino_t ino;
+	off_t off;            /* raw bytes read from fd */
+	unsigned char tail[SCAN_TAIL];  /* the last raw bytes read, to see a file rewritten */
+	size_t ntail;
+	off_t size;           /* size when opened (regular files) */
+	int64_t mtime;
+	char err[160];        /* why reading failed, "" when it did not */
+	int errnum;           /* its errno, 0 when none */
+	/* lines */
+	char *buf;
+	size_t len, cap;
+	int skipping;         /* inside a line over SCAN_MAX_LINE */
+	scan_line_fn on_line;
+	void (*on_toolong)(void *ctx);
+	void *ctx;
+} scan_src;
+
+/* Open path ("-": standard input). Returns 0, or -1 with src->err set. */
+int scan_src_open(scan_src *src, const char *path);
+/* Read what is there and hand over every complete line. Returns 1 while more
+ * may come, 0 at the end of the data, -1 on a read error (src->err). */
+int scan_src_pump(scan_src *src);
+/* Hand over the last line when it has no line end. */
+void scan_src_finish(scan_src *src);
+/* --follow: has the file been truncated or rewritten under us (its bytes
+ * before our offset differ from those we read)? */
+int scan_src_rewritten(scan_src *src, off_t size);
+/* Start over from byte 0 (the file was truncated), dropping a partial line. */
+void scan_src_rewind(scan_src *src);
+void scan_src_close(scan_src *src);
+
+/* ---- summary ---- */
+
+typedef struct scan_ctr {
+	char **keys;
+	unsigned long *counts;
+	size_t n, cap;        /* cap: a power of two (open addressing) */
+	unsigned long other;  /* counts of keys past SCAN_MAX_KEYS */
+} scan_ctr;
+
+typedef struct scan_late {
+	char *queueid, *recipient, *reason, *status;
+	int64_t delay;
+} scan_late;
+
+typedef struct scan_sum {
+	unsigned long lines, delivery, skipped, malformed, toolong, records;
+	unsigned long inputs, failed_inputs;
+	scan_ctr action, reason, domain, relay, code, bounced4xx;
+	scan_late *late;      /* open addressing on queueid */
+	size_t nlate, caplate;
+	unsigned long late_other;
+} scan_sum;
+
+void scan_sum_init(scan_sum *s);
+void scan_sum_rec(scan_sum *s, const smtpdiag_logrec *r);
+void scan_sum_merge(scan_sum *into, const scan_sum *from);
+void scan_sum_print(const scan_sum *s, FILE *f);
+void scan_sum_free(scan_sum *s);
+/* Is r a 4xx reply the MTA turned into a bounce before the give-up time? */
+int scan_bounced_4xx(const smtpdiag_logrec *r);
+
+#endif
