@@ -105,7 +105,7 @@ tests: $(TEST_BIN) $(BIN)
 # The test command of the README.
 check: deps
 	@$(MAKE) --no-print-directory tests
-	@BUILD=$(BUILD) sh tests/run.sh
+	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run.sh
 
 sanitize:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)-san SAN=1 CC=clang CFLAGS="-O1 -g" check
@@ -151,7 +151,7 @@ install: all
 	ln -sf libsmtpdiag.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libsmtpdiag.so.$(SOVERSION)
 	ln -sf libsmtpdiag.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libsmtpdiag.so
 	install -m 644 include/smtpdiag.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(BUILD)/smtpdiag.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' smtpdiag.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/smtpdiag.pc
 	install -m 644 man/smtpdiag.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 uninstall:
