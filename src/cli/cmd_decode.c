@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "input.h"
@@ -35,6 +36,10 @@ typedef struct run {
 	tally t;
 } run;
 
+/* The buffer of standard output when it is no terminal (glibc takes a size
+ * only with a buffer); it must outlive the stream, hence static. */
+static char outbuf[(size_t)64 << 10];
+
 static void print_text(run *r, const smtpdiag_fact *f)
 {
 	fprintf(stdout, "%-32.32s %-16s %-7s %-3s %-5s %-24s %s\n", f->recipient, f->reason,
@@ -43,11 +48,22 @@ static void print_text(run *r, const smtpdiag_fact *f)
 	(void)r;
 }
 
+/* JSON Lines are collected in r->out and written OUT_CHUNK bytes at a time. */
+#define OUT_CHUNK ((size_t)64 << 10)
+
+static void out_flush(run *r)
+{
+	if (r->out.len)
+		fwrite(r->out.data, 1, r->out.len, stdout);
+	r->out.len = 0;
+}
+
 static void on_msg(void *ctx, const char *origin, const char *msg, size_t len)
 {
 	run *r = ctx;
 	smtpdiag_error err = { 0, "" };
 	int n = smtpdiag_decode(r->dec, msg, len, origin, &err);
+	size_t mark;
 
 	r->t.inputs++;
 	if (n < 0) {
@@ -62,22 +78,25 @@ static void on_msg(void *ctx, const char *origin, const char *msg, size_t len)
 	r->t.bounces++;
 	for (int i = 0; i < n; i++) {
 		const smtpdiag_fact *f = smtpdiag_decoder_fact(r->dec, (size_t)i);
-		tally_fact(&r->t, f->reason, f->destination, f->advice);
-		if (r->summary)
+		if (r->summary) {
+			tally_fact(&r->t, f->reason, f->destination, f->advice);
 			continue;
+		}
 		if (r->text) {
 			print_text(r, f);
 			continue;
 		}
-		r->out.len = 0;
+		mark = r->out.len;
 		smtpdiag_fact_json(f, &r->out);
 		if (r->out.oom) {
 			cli_err("decode: %s: out of memory writing JSON", origin);
 			r->out.oom = 0;
+			r->out.len = mark;
 			continue;
 		}
 		r->out.data[r->out.len++] = '\n';
-		fwrite(r->out.data, 1, r->out.len, stdout);
+		if (r->out.len >= OUT_CHUNK)
+			out_flush(r);
 	}
 }
 
@@ -137,6 +156,8 @@ int cmd_decode(int argc, char **argv)
 		return EXIT_FAIL_;
 	}
 	tally_init(&r.t);
+	if (!isatty(STDOUT_FILENO)) /* fewer, larger writes: one per 64 KiB of JSON Lines */
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (r.text && !r.summary)
 		printf("%-32s %-16s %-7s %-3s %-5s %-24s %s\n", "RECIPIENT", "REASON", "STATUS", "RC", "BOUNCE", "ADVICE", "ORIGIN");
 	w.on_msg = on_msg;
@@ -147,6 +168,7 @@ int cmd_decode(int argc, char **argv)
 	if (r.summary)
 		tally_print(&r.t, stdout);
 	rc = r.t.errors ? EXIT_SOME_ : EXIT_OK_;
+	out_flush(&r);
 	if (fflush(stdout) != 0) {
 		cli_err("decode: writing output: %s", strerror(errno));
 		rc = EXIT_FAIL_;

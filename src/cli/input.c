@@ -1,9 +1,12 @@
 /* input.c - files, directories (recursively), Maildirs, mbox files and stdin.
  *
- * Regular files are mapped read-only; an mbox is split in place and the pages
- * already decoded are released, so memory stays flat however large it is. An
- * mbox on standard input is read 1 MiB at a time and decoded as it streams.
- * Inputs are recognised by content: a file starting "From " is an mbox. */
+ * Regular files are read with read() into one buffer (on a virtual machine a
+ * page of a mapping costs more than copying it). An mbox is read and decoded
+ * piece by piece, so memory stays flat however large it is; a file whose one
+ * message is too large to hold, or a large file that is no mbox, is mapped
+ * read-only instead (its decoded pages released as it goes). An mbox on
+ * standard input streams the same way. Inputs are recognised by content: a
+ * file starting "From " is an mbox. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,19 +24,25 @@
 
 #define MAX_DEPTH 32
 #define STDIN_CHUNK ((size_t)1 << 20) /* read standard input 1 MiB at a time */
+#define FILE_CHUNK ((size_t)64 << 10) /* read files 64 KiB at a time (stays in cache) */
+#define FILE_HOLD ((size_t)4 << 20)   /* an mbox message longer than this: map the file */
 #define RELEASE_EVERY ((size_t)16 << 20)
+#define ORIGIN_MAX 4200               /* "path:N" */
 
-static void walk_mbox(const input_walker *w, const char *path, const char *p, size_t n)
+/* The messages of a mapped mbox from offset from on; base messages came before. */
+static void walk_mbox(const input_walker *w, const char *path, const char *p, size_t n,
+		      size_t from, unsigned long base)
 {
 	sd_mbox_iter it;
 	sd_str m;
-	char origin[4200];
+	char origin[ORIGIN_MAX];
 	size_t released = 0;
 	long page = sysconf(_SC_PAGESIZE);
 
 	sd_mbox_init(&it, p, n);
+	it.pos = from;
 	while (sd_mbox_next(&it, &m)) {
-		snprintf(origin, sizeof(origin), "%s:%lu", path, it.index);
+		snprintf(origin, sizeof(origin), "%s:%lu", path, base + it.index);
 		if (m.n == 0)
 			w->on_err(w->ctx, origin, "empty message in mbox");
 		else
@@ -55,34 +64,149 @@ static void walk_buffer(const input_walker *w, const char *path, const char *p, 
 		return;
 	}
 	if (sd_mbox_detect(p, n))
-		walk_mbox(w, path, p, n);
+		walk_mbox(w, path, p, n, 0, 0);
 	else
 		w->on_msg(w->ctx, path, p, n);
 }
 
+/* Read up to want more bytes into b (growing it); returns bytes read, 0 at EOF, -1 on error. */
+static ssize_t fill(int fd, char **b, size_t *len, size_t *cap, size_t want)
+{
+	ssize_t r;
+
+	if (*len + want > *cap) {
+		size_t ncap = *cap ? *cap : want;
+		char *nb;
+		while (ncap < *len + want)
+			ncap *= 2;
+		if (!(nb = realloc(*b, ncap)))
+			return -1;
+		*b = nb;
+		*cap = ncap;
+	}
+	do
+		r = read(fd, *b + *len, want);
+	while (r < 0 && errno == EINTR);
+	if (r > 0)
+		*len += (size_t)r;
+	return r;
+}
+
+/* An mbox (or the start of an input) read piece by piece. */
+typedef struct reader {
+	const char *name;   /* the path, or "-" */
+	int fd;
+	char *buf;          /* unread messages start at buf[0] ... */
+	size_t len, cap;
+	size_t off;         /* ... which is at this offset of the input */
+	unsigned long base; /* messages handed out before buf[0] */
+	int eof;
+} reader;
+
+/* Read up to want more bytes; -1 on a read error (errno set). */
+static int reader_fill(reader *r, size_t want)
+{
+	ssize_t n = fill(r->fd, &r->buf, &r->len, &r->cap, want);
+
+	r->eof = n == 0;
+	return n < 0 ? -1 : 0;
+}
+
+/* Decode every message of the buffer whose end has been seen (all of them at
+ * the end of input) and keep the last, maybe incomplete, one at the front.
+ * This splits as the whole input would be split: a From_ line is taken only
+ * on bytes before the buffer's end, and no earlier candidate line is turned
+ * down for want of the bytes that follow the buffer. */
+static void reader_split(const input_walker *w, reader *r)
+{
+	sd_mbox_iter it;
+	sd_str m;
+	size_t keep = 0, at = 0;
+	char origin[ORIGIN_MAX];
+
+	sd_mbox_init(&it, r->buf, r->len);
+	while ((at = it.pos, sd_mbox_next(&it, &m))) {
+		if (!r->eof && it.pos >= r->len) {
+			keep = at; /* the last message may go on in the next read */
+			break;
+		}
+		snprintf(origin, sizeof(origin), "%s:%lu", r->name, r->base + it.index);
+		if (m.n == 0)
+			w->on_err(w->ctx, origin, "empty message in mbox");
+		else
+			w->on_msg(w->ctx, origin, m.p, m.n);
+		keep = r->len;
+	}
+	r->base += it.index ? it.index - (keep < r->len) : 0;
+	memmove(r->buf, r->buf + keep, r->len - keep);
+	r->len -= keep;
+	r->off += keep;
+}
+
+/* Map size bytes of the file read-only; NULL (reported) on failure. */
+static void *map_file(const input_walker *w, const char *path, int fd, size_t size)
+{
+	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+	if (map == MAP_FAILED) {
+		w->on_err(w->ctx, path, strerror(errno));
+		return NULL;
+	}
+	madvise(map, size, MADV_SEQUENTIAL);
+	return map;
+}
+
+/* An mbox file, read piece by piece; a message that outgrows FILE_HOLD makes
+ * the rest of the file (from the kept message on) be mapped instead. */
+static void stream_file(const input_walker *w, reader *r, size_t size)
+{
+	char *map;
+
+	for (;;) {
+		reader_split(w, r);
+		if (r->eof)
+			return;
+		if (r->len > FILE_HOLD)
+			break;
+		/* reading as much as is held keeps re-splitting a long message linear */
+		if (reader_fill(r, r->len > FILE_CHUNK ? r->len : FILE_CHUNK) < 0) {
+			w->on_err(w->ctx, r->name, strerror(errno));
+			return;
+		}
+	}
+	if (r->off < size && (map = map_file(w, r->name, r->fd, size)) != NULL) {
+		walk_mbox(w, r->name, map, size, r->off, r->base);
+		munmap(map, size);
+	}
+}
+
 static void walk_file(const input_walker *w, const char *path, const struct stat *sb)
 {
-	int fd;
-	void *map;
+	size_t size = (size_t)sb->st_size;
+	reader r = { path, -1, NULL, 0, 0, 0, 0, 0 };
+	char *map;
 
-	if (sb->st_size == 0) {
+	if (size == 0) {
 		w->on_err(w->ctx, path, "empty file");
 		return;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	r.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r.fd < 0) {
 		w->on_err(w->ctx, path, strerror(errno));
 		return;
 	}
-	map = mmap(NULL, (size_t)sb->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
+	if (reader_fill(&r, FILE_CHUNK) < 0) {
 		w->on_err(w->ctx, path, strerror(errno));
-		return;
+	} else if (r.len >= size || r.eof) {
+		walk_buffer(w, path, r.buf, r.len < size ? r.len : size); /* the whole file */
+	} else if (sd_mbox_detect(r.buf, r.len)) {
+		stream_file(w, &r, size);
+	} else if ((map = map_file(w, path, r.fd, size)) != NULL) {
+		walk_buffer(w, path, map, size);
+		munmap(map, size);
 	}
-	madvise(map, (size_t)sb->st_size, MADV_SEQUENTIAL);
-	walk_buffer(w, path, map, (size_t)sb->st_size);
-	munmap(map, (size_t)sb->st_size);
+	close(r.fd);
+	free(r.buf);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -156,99 +280,50 @@ static void walk_path(const input_walker *w, const char *path, int depth)
 	}
 }
 
-/* Read up to want more bytes into b (growing it); returns bytes read, 0 at EOF, -1 on error. */
-static ssize_t fill(int fd, char **b, size_t *len, size_t *cap, size_t want)
+/* An mbox on standard input, in bounded memory. */
+static void stream_stdin(const input_walker *w, reader *r)
 {
-	ssize_t r;
-
-	if (*len + want > *cap) {
-		size_t ncap = *cap ? *cap : want;
-		char *nb;
-		while (ncap < *len + want)
-			ncap *= 2;
-		if (!(nb = realloc(*b, ncap)))
-			return -1;
-		*b = nb;
-		*cap = ncap;
-	}
-	do
-		r = read(fd, *b + *len, want);
-	while (r < 0 && errno == EINTR);
-	if (r > 0)
-		*len += (size_t)r;
-	return r;
-}
-
-/* An mbox on standard input, in bounded memory: decode every message whose end
- * has been seen, keep the last (maybe incomplete) one, read on. */
-static void stream_mbox(const input_walker *w, char **buf, size_t *len, size_t *cap, int eof)
-{
-	unsigned long base = 0;
-	char origin[64];
-
 	for (;;) {
-		sd_mbox_iter it;
-		sd_str m;
-		size_t keep = 0, at = 0;
-		int more = !eof;
-
-		sd_mbox_init(&it, *buf, *len);
-		while ((at = it.pos, sd_mbox_next(&it, &m))) {
-			if (more && it.pos >= *len) {
-				keep = at; /* the last message may go on in the next read */
-				break;
-			}
-			snprintf(origin, sizeof(origin), "-:%lu", base + it.index);
-			if (m.n == 0)
-				w->on_err(w->ctx, origin, "empty message in mbox");
-			else
-				w->on_msg(w->ctx, origin, m.p, m.n);
-			keep = *len;
-		}
-		if (!more)
+		reader_split(w, r);
+		if (r->eof)
 			return;
-		base += it.index ? it.index - (keep < *len) : 0;
-		memmove(*buf, *buf + keep, *len - keep);
-		*len -= keep;
-		if (*len > SD_MAX_MESSAGE + (size_t)(1 << 20)) {
+		if (r->len > SD_MAX_MESSAGE + (size_t)(1 << 20)) {
 			w->on_err(w->ctx, "-", "an mbox message on standard input is larger than 64 MiB; stopped reading");
 			return;
 		}
-		ssize_t r = fill(0, buf, len, cap, STDIN_CHUNK);
-		if (r < 0) {
+		if (reader_fill(r, STDIN_CHUNK) < 0) {
 			w->on_err(w->ctx, "-", strerror(errno));
 			return;
 		}
-		eof = r == 0;
 	}
 }
 
 static void walk_stdin(const input_walker *w)
 {
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t r;
+	reader r = { "-", 0, NULL, 0, 0, 0, 0, 0 };
+	int rc;
 
 	/* the first chunk tells an mbox from a single message */
-	while ((r = fill(0, &buf, &len, &cap, STDIN_CHUNK)) > 0 && len < 5)
+	while ((rc = reader_fill(&r, STDIN_CHUNK)) == 0 && !r.eof && r.len < 5)
 		;
-	if (r < 0) {
+	if (rc < 0) {
 		w->on_err(w->ctx, "-", strerror(errno));
-	} else if (len == 0) {
+	} else if (r.len == 0) {
 		w->on_err(w->ctx, "-", "empty input");
-	} else if (sd_mbox_detect(buf, len)) {
-		stream_mbox(w, &buf, &len, &cap, r == 0);
+	} else if (sd_mbox_detect(r.buf, r.len)) {
+		stream_stdin(w, &r);
 	} else {
-		while (r > 0 && len <= SD_MAX_MESSAGE)
-			r = fill(0, &buf, &len, &cap, STDIN_CHUNK);
-		if (r < 0)
+		ssize_t n = r.eof ? 0 : 1;
+		while (n > 0 && r.len <= SD_MAX_MESSAGE)
+			n = fill(0, &r.buf, &r.len, &r.cap, STDIN_CHUNK);
+		if (n < 0)
 			w->on_err(w->ctx, "-", strerror(errno));
-		else if (len > SD_MAX_MESSAGE)
+		else if (r.len > SD_MAX_MESSAGE)
 			w->on_err(w->ctx, "-", "message on standard input larger than 64 MiB (SD_MAX_MESSAGE)");
 		else
-			w->on_msg(w->ctx, "-", buf, len);
+			w->on_msg(w->ctx, "-", r.buf, r.len);
 	}
-	free(buf);
+	free(r.buf);
 }
 
 void input_walk(const input_walker *w, const char *path)

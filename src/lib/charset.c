@@ -383,6 +383,34 @@ static const char *jp_guess(const char *name, sd_str in)
 	return "EUC-JP-MS";
 }
 
+/* How many leading bytes of in the converter for name gives back unchanged, so
+ * that only the rest needs iconv. Tested byte by byte against glibc: the
+ * ASCII-compatible charsets copy every byte below 0x80 (ESC aside: ISO-2022
+ * switches with it, and it is in its first state until then); UTF-7 copies its
+ * direct characters (tab, line ends, ' ' to '}' but '+' and '\\'). 0 for any
+ * other converter. */
+static size_t same_prefix(const char *name, sd_str in)
+{
+	static const char *const same[] = { "CP1252", "CP949", "CP932", "EUC-JP-MS", "GBK", "BIG5",
+					    "ISO-2022-JP-3" };
+	int utf7 = !strcmp(name, "UTF-7"), known = utf7;
+	size_t i;
+
+	for (i = 0; i < sizeof(same) / sizeof(same[0]) && !known; i++)
+		known = !strcmp(name, same[i]);
+	if (!known && strncmp(name, "iso-8859-", 9) && strncmp(name, "windows-125", 11) &&
+	    strncmp(name, "koi8-", 5))
+		return 0;
+	for (i = 0; i < in.n; i++) {
+		unsigned char c = (unsigned char)in.p[i];
+		if (c >= 0x80 || c == 0x1b)
+			break;
+		if (utf7 && c != '\t' && c != '\n' && c != '\r' && (c < ' ' || c > '}' || c == '+' || c == '\\'))
+			break;
+	}
+	return i;
+}
+
 void sd_buf_put_utf8(sd_buf *b, sd_str charset, sd_str in, size_t max)
 {
 	char norm[SD_CHARSET_NAME];
@@ -393,32 +421,34 @@ void sd_buf_put_utf8(sd_buf *b, sd_str charset, sd_str in, size_t max)
 	cs_normalize(charset, norm, sizeof(norm));
 	name = jp_guess(cs_iconv_name(norm), in);
 	cd = name[0] ? cs_open(name) : (iconv_t)-1;
-	if (cd == (iconv_t)-1)
+	if (cd == (iconv_t)-1) {
 		put_utf8_lenient(b, in.p, in.n > max ? max : in.n);
-	else
-		cs_convert(b, cd, in.p, in.n, max);
+	} else { /* copy what the converter would give back as it is, convert the rest */
+		size_t k = same_prefix(name, in);
+		if (k > max)
+			k = max;
+		sd_buf_put(b, in.p, k);
+		cs_convert(b, cd, in.p + k, in.n - k, max - k);
+	}
 	cut_utf8(b, start, max);
-}
-
-/* Is this charset one we read as UTF-8 without conversion? */
-static int cs_is_utf8(sd_str charset)
-{
-	char norm[SD_CHARSET_NAME];
-
-	cs_normalize(charset, norm, sizeof(norm));
-	return cs_iconv_name(norm)[0] == '\0';
 }
 
 sd_str sd_to_utf8(sd_arena *a, sd_str charset, sd_str in)
 {
+	char norm[SD_CHARSET_NAME];
+	const char *name;
 	sd_buf b;
 	sd_str out = SD_NULLSTR;
 	char *p;
 
 	if (!in.p || in.n == 0)
 		return (sd_str){ "", 0 };
-	if (cs_is_utf8(charset) && sd_utf8_valid(in.p, in.n))
-		return in;
+	cs_normalize(charset, norm, sizeof(norm));
+	name = cs_iconv_name(norm);
+	if (!name[0] && sd_utf8_valid(in.p, in.n))
+		return in; /* read as UTF-8, and it is */
+	if (in.n <= SD_MAX_DECODED && same_prefix(name, in) == in.n)
+		return in; /* what the conversion would give */
 	sd_buf_init(&b);
 	sd_buf_put_utf8(&b, charset, in, SD_MAX_DECODED);
 	if (!b.oom && (p = sd_arena_strndup(a, b.data ? b.data : "", b.len)) != NULL)

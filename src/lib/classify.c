@@ -146,7 +146,7 @@ int sd_reason_from_status(const char *status)
 {
 	sd_classify_init(NULL);
 	for (int i = 0; i < sd_rules_nstatus; i++)
-		if (!strcmp(sd_rules_status[i].status, status))
+		if (sd_rules_status[i].status[0] == status[0] && !strcmp(sd_rules_status[i].status, status))
 			return sd_rules_status[i].reason;
 	return -1;
 }

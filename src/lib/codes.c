@@ -66,6 +66,39 @@ typedef struct vrow {
 static vrow *vrows;
 static pthread_once_t vonce = PTHREAD_ONCE_INIT;
 
+/* Rows grouped by status (in table order within a group), so that a verdict
+ * is compared with the rows of its own class and subject only: group 0 holds
+ * the rows without a status, 1-24 those of classes 2, 4, 5 with subjects 0-7,
+ * VB_OTHER the rest (a verdict with such a status is compared with all rows). */
+#define VB_OTHER 25
+static size_t *vidx, vstart[VB_OTHER + 2];
+
+static int vbucket(int cls, int sub)
+{
+	int c = cls == 2 ? 0 : cls == 4 ? 1 : cls == 5 ? 2 : -1;
+
+	if (cls == 0)
+		return 0;
+	return c >= 0 && sub >= 0 && sub <= 7 ? 1 + c * 8 + sub : VB_OTHER;
+}
+
+static void vbuckets_init(void)
+{
+	size_t fill[VB_OTHER + 1];
+
+	vidx = calloc(sd_kb_nvendors ? sd_kb_nvendors : 1, sizeof(*vidx));
+	if (!vidx)
+		return;
+	for (size_t i = 0; i < sd_kb_nvendors; i++)
+		vstart[vbucket(vrows[i].cls, vrows[i].sub) + 1]++;
+	for (int b = 0; b <= VB_OTHER; b++) {
+		vstart[b + 1] += vstart[b];
+		fill[b] = vstart[b];
+	}
+	for (size_t i = 0; i < sd_kb_nvendors; i++)
+		vidx[fill[vbucket(vrows[i].cls, vrows[i].sub)]++] = i;
+}
+
 static size_t snippet_len(const char *snip)
 {
 	size_t len = strlen(snip);
@@ -107,6 +140,7 @@ static void vrows_init(void)
 		vrow_parse(sd_kb_vendors[i].status, &vrows[i]);
 		vrows[i].sniplen = snippet_len(sd_kb_vendors[i].snippet);
 	}
+	vbuckets_init();
 }
 
 static int vrow_status_match(const vrow *r, const sd_status *st)
@@ -116,12 +150,19 @@ static int vrow_status_match(const vrow *r, const sd_status *st)
 
 const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *text, size_t tn)
 {
-	int has_st = st && st->text[0];
+	int has_st = st && st->text[0], b;
+	size_t from = 0, to = sd_kb_nvendors;
 
 	pthread_once(&vonce, vrows_init);
 	if (!vrows)
 		return NULL;
-	for (size_t i = 0; i < sd_kb_nvendors; i++) {
+	b = has_st ? vbucket(st->cls, st->subject) : 0;
+	if (vidx && b != VB_OTHER) {
+		from = vstart[b];
+		to = vstart[b + 1];
+	}
+	for (size_t j = from; j < to; j++) {
+		size_t i = vidx && b != VB_OTHER ? vidx[j] : j;
 		const sd_kb_vendor *v = &sd_kb_vendors[i];
 		const vrow *r = &vrows[i];
 		if (has_st ? !vrow_status_match(r, st) : r->cls != 0)

@@ -21,6 +21,10 @@ static const struct {
 #undef SD_FORMAT
 };
 
+/* One bounce's allocations, its recipient table (SD_MAX_RECIPIENTS records,
+ * 208 KiB) included, fit in the arena chunk a reset keeps: no malloc per message. */
+#define SD_DECODE_CHUNK (512u << 10)
+
 struct smtpdiag_decoder {
 	unsigned flags;
 	sd_arena arena;
@@ -37,6 +41,7 @@ smtpdiag_decoder *smtpdiag_decoder_new(unsigned flags)
 		return NULL;
 	d->flags = flags;
 	sd_arena_init(&d->arena);
+	d->arena.chunk = SD_DECODE_CHUNK;
 	d->cls = sd_classifier_new();
 	if (!d->cls) {
 		free(d);
@@ -146,6 +151,7 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 	c.subject = sd_part_header(c.top, "Subject");
 	c.date = sd_part_header(c.top, "Date");
 	c.to = sd_part_header(c.top, "To");
+	sd_ctx_join_received(&c);
 	c.rcpts = sd_arena_alloc(c.a, sizeof(sd_rcpt) * SD_MAX_RECIPIENTS);
 	if (!c.rcpts) {
 		seterr(err, SMTPDIAG_ENOMEM, "out of memory");
@@ -173,58 +179,46 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 
 /* ---- JSON ---- */
 
-static void jk(sd_buf *b, const char *k, int first)
-{
-	if (!first)
-		sd_buf_putc(b, ',');
-	sd_buf_json_cstr(b, k);
-	sd_buf_putc(b, ':');
-}
-
-static void js(sd_buf *b, const char *k, const char *v)
-{
-	jk(b, k, 0);
-	sd_buf_json_cstr(b, v);
-}
+/* Each key is written with its punctuation as one literal: ",\"alias\":". */
+#define JKEY(b, key) sd_buf_put((b), ",\"" key "\":", sizeof(",\"" key "\":") - 1)
+#define JS(b, key, v) (JKEY(b, key), sd_buf_json_cstr((b), (v)))
+#define JBOOL(b, key, v) (JKEY(b, key), (v) ? sd_buf_put((b), "true", 4) : sd_buf_put((b), "false", 5))
 
 void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out)
 {
 	sd_buf *b = (sd_buf *)out;
 
-	sd_buf_putc(b, '{');
-	jk(b, "action", 1);
+	sd_buf_put(b, "{\"action\":", 10);
 	sd_buf_json_cstr(b, f->action);
-	js(b, "addresser", f->addresser);
-	js(b, "alias", f->alias);
-	js(b, "decodedby", f->decodedby);
-	js(b, "deliverystatus", f->deliverystatus);
-	js(b, "destination", f->destination);
-	js(b, "diagnosticcode", f->diagnosticcode);
-	js(b, "diagnostictype", f->diagnostictype);
-	js(b, "feedbackid", f->feedbackid);
-	js(b, "feedbacktype", f->feedbacktype);
-	jk(b, "hardbounce", 0);
-	sd_buf_puts(b, f->hardbounce ? "true" : "false");
-	js(b, "lhost", f->lhost);
-	js(b, "listid", f->listid);
-	js(b, "messageid", f->messageid);
-	js(b, "origin", f->origin);
-	js(b, "reason", f->reason);
-	js(b, "recipient", f->recipient);
-	js(b, "replycode", f->replycode);
-	js(b, "rhost", f->rhost);
-	js(b, "command", f->command);
-	js(b, "senderdomain", f->senderdomain);
-	js(b, "subject", f->subject);
-	jk(b, "timestamp", 0);
-	sd_buf_printf(b, "%lld", (long long)f->timestamp);
-	js(b, "timezoneoffset", f->timezoneoffset);
-	js(b, "token", f->token);
-	jk(b, "retry", 0);
-	sd_buf_puts(b, f->retry ? "true" : "false");
-	jk(b, "issues", 0);
+	JS(b, "addresser", f->addresser);
+	JS(b, "alias", f->alias);
+	JS(b, "decodedby", f->decodedby);
+	JS(b, "deliverystatus", f->deliverystatus);
+	JS(b, "destination", f->destination);
+	JS(b, "diagnosticcode", f->diagnosticcode);
+	JS(b, "diagnostictype", f->diagnostictype);
+	JS(b, "feedbackid", f->feedbackid);
+	JS(b, "feedbacktype", f->feedbacktype);
+	JBOOL(b, "hardbounce", f->hardbounce);
+	JS(b, "lhost", f->lhost);
+	JS(b, "listid", f->listid);
+	JS(b, "messageid", f->messageid);
+	JS(b, "origin", f->origin);
+	JS(b, "reason", f->reason);
+	JS(b, "recipient", f->recipient);
+	JS(b, "replycode", f->replycode);
+	JS(b, "rhost", f->rhost);
+	JS(b, "command", f->command);
+	JS(b, "senderdomain", f->senderdomain);
+	JS(b, "subject", f->subject);
+	JKEY(b, "timestamp");
+	sd_buf_put_int(b, (long long)f->timestamp);
+	JS(b, "timezoneoffset", f->timezoneoffset);
+	JS(b, "token", f->token);
+	JBOOL(b, "retry", f->retry);
+	JKEY(b, "issues");
 	smtpdiag_issues_json(f->issues, out);
-	js(b, "advice", f->advice);
+	JS(b, "advice", f->advice);
 	sd_buf_putc(b, '}');
 }
 

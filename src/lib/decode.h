@@ -49,6 +49,8 @@ typedef struct sd_ctx {
 	/* caches of msgutil.c (filled on first use) */
 	sd_str body;            /* sd_ctx_body() result */
 	int body_done;
+	long body_part;         /* the part it is the text of; -1: none */
+	sd_str received;        /* the top Received values joined by '\n'; p NULL: not built */
 	int orig_done;          /* sd_ctx_find_original() ran */
 } sd_ctx;
 
@@ -65,6 +67,12 @@ sd_str sd_ctx_text(sd_ctx *c, const char *ctype);
 /* The message's main human-readable text: the first text/plain part, else the
  * top body, decoded. */
 sd_str sd_ctx_body(sd_ctx *c);
+/* Join the values of the top-level Received fields with '\n' into c->received
+ * (arena), so that one search answers for all of them: a text without a line
+ * end is in one of the values exactly when it is in the joined text. */
+void sd_ctx_join_received(sd_ctx *c);
+/* sd_part_text() of part i; the body's part is decoded only once. */
+sd_str sd_ctx_part_text(sd_ctx *c, size_t i);
 /* Fill c->orig from the first message/rfc822 or text/rfc822-headers part, or
  * from a returned header block found in text (the message body when text is
  * SD_NULLSTR). Runs once per message; later calls return at once. */

@@ -125,16 +125,22 @@ int dsn_is_rcpt_field(sd_str name)
 
 /* ---- sweeping ---- */
 
+/* Does s hold a tab, a line end, two blanks in a row or " --"? */
 static int needs_sweep(sd_str s)
 {
 	if (!s.n || s.p[0] == ' ' || s.p[s.n - 1] == ' ')
 		return 1;
 	for (size_t i = 0; i < s.n; i++) {
-		char ch = s.p[i];
-		if (ch == '\t' || ch == '\r' || ch == '\n' || (ch == ' ' && i + 1 < s.n && s.p[i + 1] == ' '))
+		unsigned char ch = (unsigned char)s.p[i];
+		if (ch > ' ')
+			continue;
+		if (ch == '\t' || ch == '\r' || ch == '\n')
+			return 1;
+		if (ch == ' ' && i + 1 < s.n &&
+		    (s.p[i + 1] == ' ' || (s.p[i + 1] == '-' && i + 2 < s.n && s.p[i + 2] == '-')))
 			return 1;
 	}
-	return sd_memmem(s.p, s.n, " --", 3) != NULL;
+	return 0;
 }
 
 /* Cut " --boundary" at the end unless the text also holds "-- " (a signature
@@ -233,9 +239,11 @@ static int lead_line_ok(sd_str l)
 		return 0;
 	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++) {
 		size_t k = strlen(skip[i]);
-		if (l.n >= k && !memcmp(l.p, skip[i], k))
+		if (l.p[0] == skip[i][0] && l.n >= k && !memcmp(l.p, skip[i], k))
 			return 0;
 	}
+	if (!memchr(l.p, '-', l.n)) /* both texts below hold one */
+		return 1;
 	return !sd_memmem(l.p, l.n, "--- The follow", 14) && !sd_memmem(l.p, l.n, "--- Transcript", 14);
 }
 
@@ -275,7 +283,7 @@ sd_str dsn_lead_parts(sd_ctx *c, size_t ds, size_t max)
 		const sd_part *p = &c->mime.parts[i];
 		if (strcmp(p->ctype, "text/plain") != 0 || sd_ctx_in_returned(c, i))
 			continue;
-		lead_add(&b, sd_part_text(c->a, p), max);
+		lead_add(&b, sd_ctx_part_text(c, i), max);
 	}
 	return lead_finish(c->a, &b);
 }

@@ -12,7 +12,6 @@
 #include "reply.h"
 #include "verdict.h"
 
-#include <stdio.h>
 #include <strings.h>
 
 #define FACT_MAX_DIAG (64u << 10) /* bytes of diagnostic text a verdict keeps */
@@ -91,38 +90,59 @@ static size_t drop_html(char *d, size_t n)
 	return (size_t)(a - d) + 1 + tail;
 }
 
+/* The three digits of a reply code (0-999) and a NUL, as "%03d" writes them. */
+static void code_digits(int rc, char out[4])
+{
+	out[0] = (char)('0' + rc / 100 % 10);
+	out[1] = (char)('0' + rc / 10 % 10);
+	out[2] = (char)('0' + rc % 10);
+	out[3] = '\0';
+}
+
+/* Drop every occurrence of pat (k bytes) from b, in place. */
+static void drop_all(sd_buf *b, const char *pat, size_t k)
+{
+	size_t w = 0;
+
+	for (size_t r = 0; r < b->len;) {
+		if (b->data[r] == pat[0] && r + k <= b->len && !memcmp(b->data + r, pat, k)) {
+			r += k;
+			continue;
+		}
+		b->data[w++] = b->data[r++];
+	}
+	b->len = w;
+}
+
 /* Remove every "550-5.1.1" / "550-" / "550 5.1.1" / "550 " repetition of a
  * multi-line reply, then put "550 5.1.1 " in front when the code remains. */
 static sd_str fold_reply(sd_arena *a, sd_str s, int rc, const char *cs)
 {
-	char pat[4][24], code[4];
+	char code[4], pat[SD_STATUS_MAX + 4];
+	size_t csn = strlen(cs);
 	sd_buf b;
 	sd_str out = s;
 
-	snprintf(code, sizeof(code), "%03d", rc);
+	code_digits(rc, code);
 	if (!sd_memmem(s.p, s.n, (char[]){ code[0], code[1], code[2], '-' }, 4))
 		return s;
-	snprintf(pat[0], sizeof(pat[0]), "%s-%s", code, cs);
-	snprintf(pat[1], sizeof(pat[1]), "%s-", code);
-	snprintf(pat[2], sizeof(pat[2]), "%s %s", code, cs);
-	snprintf(pat[3], sizeof(pat[3]), "%s ", code);
+	memcpy(pat, code, 3);
+	memcpy(pat + 4, cs, csn);
 	sd_buf_init(&b);
 	sd_buf_put(&b, s.p, s.n);
 	for (int i = 0; i < 4 && !b.oom; i++) {
-		size_t k = strlen(pat[i]), w = 0;
-		for (size_t r = 0; r < b.len;) {
-			if (r + k <= b.len && !memcmp(b.data + r, pat[i], k) && (i % 2 || cs[0])) {
-				r += k;
-				continue;
-			}
-			b.data[w++] = b.data[r++];
-		}
-		b.len = w;
+		if (i % 2 == 0 && !cs[0])
+			continue; /* "550-" + an empty status: the next pattern does it */
+		pat[3] = i < 2 ? '-' : ' ';
+		drop_all(&b, pat, i % 2 ? 4 : 4 + csn);
 	}
 	if (!b.oom && sd_memmem(b.data, b.len, code, 3)) {
 		sd_buf tmp;
 		sd_buf_init(&tmp);
-		sd_buf_printf(&tmp, "%s %s ", code, cs);
+		sd_buf_put(&tmp, code, 3);
+		sd_buf_putc(&tmp, ' ');
+		sd_buf_put(&tmp, cs, csn);
+		sd_buf_putc(&tmp, ' ');
 		sd_buf_put(&tmp, b.data, b.len);
 		sd_buf_free(&b);
 		b = tmp;
@@ -157,6 +177,7 @@ static void pick_codes(fact_work *w)
 {
 	char given[SD_STATUS_MAX], found[SD_STATUS_MAX];
 	const char *best;
+	sd_str folded;
 	int cr;
 
 	status_valid(w->r->status, given);
@@ -171,8 +192,9 @@ static void pick_codes(fact_work *w)
 		return;
 	if (!w->replycode)
 		w->replycode = cr;
-	w->diag = fold_reply(w->c->a, w->diag, cr, found);
-	w->diag = dsn_sweep(w->c->a, w->diag);
+	folded = fold_reply(w->c->a, w->diag, cr, found);
+	if (folded.p != w->diag.p || folded.n != w->diag.n) /* an unchanged text is swept already */
+		w->diag = dsn_sweep(w->c->a, folded);
 }
 
 /* ---- the verdict ---- */
@@ -236,14 +258,14 @@ static const char *action_norm(sd_arena *a, sd_str v)
  * have to invent. Empty for feedback, auto-replies, and soft "user unknown". */
 static const char *class_status(const fact_work *w, int reason)
 {
-	char buf[8];
-	size_t n;
+	char buf[5];
 	int temp;
 
 	if (reason == SD_R_feedback || reason == SD_R_vacation || reason == SD_R_delivered)
 		return "";
-	n = (size_t)snprintf(buf, sizeof(buf), "%03d ", w->replycode);
-	temp = w->replycode ? sd_vd_is_temporary(buf, n) : 0;
+	code_digits(w->replycode, buf);
+	buf[3] = ' ';
+	temp = w->replycode ? sd_vd_is_temporary(buf, 4) : 0;
 	if (!temp)
 		temp = sd_vd_is_temporary(w->diag.p, w->diag.n);
 	if (temp && (reason == SD_R_userunknown || reason == SD_R_hostunknown || reason == SD_R_hasmoved))
@@ -333,6 +355,17 @@ static int is_ipv4_token(sd_str t)
 	return dots == 3;
 }
 
+/* Does c end a host token: a blank or one of ()[]<> (or a NUL, as strchr saw it)? */
+static inline int host_stop(int c)
+{
+	switch (c) {
+	case '(': case ')': case '[': case ']': case '<': case '>': case '\0':
+		return 1;
+	default:
+		return sd_isspace(c);
+	}
+}
+
 /* "dns; mx.example.net [192.0.2.1]" -> "mx.example.net"; "a@b" -> "b". */
 static sd_str clean_host(sd_str v)
 {
@@ -345,10 +378,10 @@ static sd_str clean_host(sd_str v)
 	end = v.p + v.n;
 	while (p < end) {
 		sd_str t;
-		while (p < end && (sd_isspace((unsigned char)*p) || strchr("()[]<>", *p)))
+		while (p < end && host_stop((unsigned char)*p))
 			p++;
 		t.p = p;
-		while (p < end && !sd_isspace((unsigned char)*p) && !strchr("()[]<>", *p))
+		while (p < end && !host_stop((unsigned char)*p))
 			p++;
 		t.n = (size_t)(p - t.p);
 		while (t.n && (t.p[t.n - 1] == '.' || t.p[t.n - 1] == ';' || t.p[t.n - 1] == ','))
@@ -401,7 +434,7 @@ static const char *code3(sd_arena *a, int rc)
 
 	if (!rc)
 		return "";
-	snprintf(buf, sizeof(buf), "%03d", rc);
+	code_digits(rc, buf);
 	return sd_arena_strndup(a, buf, 3);
 }
 
@@ -456,12 +489,27 @@ static void set_advice(smtpdiag_fact *f, int reason)
 	f->advice = sd_reason_advice_for(reason, cls, f->hardbounce);
 }
 
+/* Hard or soft; only "notaccept" depends on the text ("status diagnostic"). */
+static int hard_bounce(const fact_work *w, int reason)
+{
+	sd_buf hb;
+	int hard;
+
+	if (reason != SD_R_notaccept)
+		return sd_vd_hard(reason, "", 0);
+	sd_buf_init(&hb);
+	sd_buf_puts(&hb, w->status);
+	sd_buf_putc(&hb, ' ');
+	sd_buf_put(&hb, w->diag.p, w->diag.n);
+	hard = sd_vd_hard(reason, hb.data ? hb.data : "", hb.len > 4 ? hb.len : 0);
+	sd_buf_free(&hb);
+	return hard;
+}
+
 void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *origin)
 {
 	fact_work w;
 	int reason;
-	char hv[SD_STATUS_MAX + 2];
-	sd_buf hb;
 
 	memset(&w, 0, sizeof(w));
 	memset(f, 0, sizeof(*f));
@@ -470,12 +518,7 @@ void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *ori
 	prepare(&w, f);
 	reason = decide(&w, f);
 	finish(&w, f, reason);
-	sd_buf_init(&hb);
-	snprintf(hv, sizeof(hv), "%s ", w.status);
-	sd_buf_puts(&hb, hv);
-	sd_buf_put(&hb, w.diag.p, w.diag.n);
-	f->hardbounce = sd_vd_hard(reason, hb.data ? hb.data : "", hb.len > 4 ? hb.len : 0);
-	sd_buf_free(&hb);
+	f->hardbounce = hard_bounce(&w, reason);
 	f->reason = sd_reason_name(reason);
 	f->decodedby = r->decodedby ? r->decodedby : "";
 	f->diagnosticcode = cstr(c->a, w.diag);

@@ -54,17 +54,20 @@ static sd_str longest_host(const char *b, const char *e)
 	return best;
 }
 
+static const char host_word[] = "host "; /* three pairs start with it: searched once */
+
 sd_str sd_host_find(sd_str t)
 {
 	static const struct {
 		const char *a, *b;
 	} pairs[] = {
-		{ "host ", " said: " }, { "host ", " talk to me: " }, { "while talking to ", ":" },
-		{ "host ", " [" }, { " by ", ". [" }, { "delivery failed for the following reason: ", " with" },
+		{ host_word, " said: " }, { host_word, " talk to me: " }, { "while talking to ", ":" },
+		{ host_word, " [" }, { " by ", ". [" }, { "delivery failed for the following reason: ", " with" },
 		{ "remote system: ", "(" }, { "smtp server <", ">" },
 	};
 	static const char *const after[] = { "generating server: " };
-	const char *a, *b, *end;
+	const char *a, *b, *end, *host = NULL;
+	int host_done = 0;
 
 	if (!t.p || !t.n)
 		return SD_NULLSTR;
@@ -73,7 +76,14 @@ sd_str sd_host_find(sd_str t)
 	end = t.p + t.n;
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		size_t k = strlen(pairs[i].a);
-		if (!(a = sd_memcasemem(t.p, t.n, pairs[i].a, k)))
+		if (pairs[i].a == host_word) {
+			if (!host_done++)
+				host = sd_memcasemem(t.p, t.n, host_word, k);
+			a = host;
+		} else {
+			a = sd_memcasemem(t.p, t.n, pairs[i].a, k);
+		}
+		if (!a)
 			continue;
 		a += k;
 		if (!(b = sd_memcasemem(a, (size_t)(end - a), pairs[i].b, strlen(pairs[i].b))) || b <= a)

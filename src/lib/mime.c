@@ -86,19 +86,20 @@ int sd_next_line(sd_str s, size_t *pos, sd_str *line)
 
 /* ---- header fields ---- */
 
-/* If line is "name:" (optional blanks before the colon), the offset of the colon, else 0. */
-static size_t field_colon(const char *p, size_t n)
+/* If line is "name:" (optional blanks before the colon), the offset of the colon
+ * (and *name the length of the name), else 0. */
+static size_t field_colon(const char *p, size_t n, size_t *name)
 {
-	size_t i = 0, name;
+	size_t i = 0;
 
 	if (n > SD_FIELD_NAME_MAX)
 		n = SD_FIELD_NAME_MAX;
-	while (i < n && p[i] > ' ' && p[i] < 127 && p[i] != ':')
+	while (i < n && (unsigned char)(p[i] - '!') < 94 && p[i] != ':') /* '!' to '~' */
 		i++;
-	name = i;
+	*name = i;
 	while (i < n && (p[i] == ' ' || p[i] == '\t'))
 		i++;
-	return (name > 0 && i < n && p[i] == ':') ? i : 0;
+	return (*name > 0 && i < n && p[i] == ':') ? i : 0;
 }
 
 /* Is the line "Name:" with Name made of letters, digits and '-' only? */
@@ -139,15 +140,66 @@ typedef struct fscan {
 	const char *body;     /* FS_HEAD: first byte of the body */
 } fscan;
 
-static void field_add(fscan *f, const char *p, size_t colon, const char *e)
+/* name: the length of the name (no blanks: those before the colon are not in it) */
+static void field_add(fscan *f, const char *p, size_t name, size_t colon, const char *e)
 {
 	const char *v = p + colon + 1;
 
 	while (v < e && (*v == ' ' || *v == '\t'))
 		v++;
-	f->arr[f->nf].name = sd_trim((sd_str){ p, colon });
+	f->arr[f->nf].name = (sd_str){ p, name };
 	f->arr[f->nf].value = (sd_str){ v, (size_t)(e - v) };
 	f->nf++;
+}
+
+/* find_eol() for a scan that only moves forward: the next LF is kept until
+ * passed, and CRs are searched a window at a time, so text with LF line ends
+ * costs one memchr per line (and one per EOL_CR_WINDOW bytes). */
+#define EOL_CR_WINDOW 4096
+
+static const char *eol_next(sd_eol_scan *s, const char *p, const char *end)
+{
+	if (!s->lf || s->lf < p) {
+		s->lf = memchr(p, '\n', (size_t)(end - p));
+		if (!s->lf)
+			s->lf = end;
+	}
+	if (s->cr && s->cr < p) {
+		s->cr = NULL;
+		s->cr_lim = p;
+	}
+	while (!s->cr && s->cr_lim < s->lf) { /* CRs before the LF not known yet */
+		const char *from = s->cr_lim > p ? s->cr_lim : p;
+		const char *lim = (size_t)(end - from) > EOL_CR_WINDOW ? from + EOL_CR_WINDOW : end;
+		s->cr = memchr(from, '\r', (size_t)(lim - from));
+		s->cr_lim = lim;
+	}
+	return s->cr && s->cr < s->lf ? s->cr : s->lf;
+}
+
+void sd_lines_init(sd_lines *l, sd_str s, size_t pos)
+{
+	l->s = s;
+	l->pos = pos;
+	l->es = (sd_eol_scan){ NULL, NULL, s.p };
+	l->at = NULL;
+}
+
+int sd_lines_next(sd_lines *l, sd_str *line)
+{
+	const char *b, *e, *end;
+
+	if (!l->s.p || l->pos >= l->s.n)
+		return 0;
+	b = l->s.p + l->pos;
+	end = l->s.p + l->s.n;
+	if (l->at && b < l->at) /* moved back: look again */
+		l->es = (sd_eol_scan){ NULL, NULL, b };
+	e = eol_next(&l->es, b, end);
+	l->at = b;
+	*line = (sd_str){ b, (size_t)(e - b) };
+	l->pos = (size_t)(e + eol_len(e, end) - l->s.p);
+	return 1;
 }
 
 /* Scan header fields in [p, end). FS_HEAD stops at a blank line or at the first line
@@ -155,21 +207,22 @@ static void field_add(fscan *f, const char *p, size_t colon, const char *e)
 static int fields_scan(fscan *f, const char *p, const char *end, int mode)
 {
 	const char *e, *start = p;
-	size_t colon;
+	sd_eol_scan es = { NULL, NULL, p };
+	size_t colon, name = 0;
+	int folded;
 
 	f->nf = 0;
 	for (; p < end; p = e + eol_len(e, end)) {
-		e = find_eol(p, end);
+		e = eol_next(&es, p, end);
 		if (mode == FS_HEAD && (size_t)(e - start) > SD_MAX_HEADER_BYTES)
 			return FS_TOOBIG;
-		if (f->nf && (p[0] == ' ' || p[0] == '\t' ||
-		              (mode == FS_HEAD && e > p && !field_colon(p, (size_t)(e - p)) &&
-		               broken_fold(p, end)))) {
+		folded = p[0] == ' ' || p[0] == '\t';
+		colon = folded ? 0 : field_colon(p, (size_t)(e - p), &name); /* a blank never starts a name */
+		if (f->nf && (folded || (mode == FS_HEAD && e > p && !colon && broken_fold(p, end)))) {
 			sd_header *h = &f->arr[f->nf - 1];
 			h->value.n = (size_t)(e - h->value.p);
 			continue;
 		}
-		colon = field_colon(p, (size_t)(e - p));
 		if (!colon && mode == FS_FIELDS)
 			continue;
 		if (!colon) {
@@ -179,7 +232,7 @@ static int fields_scan(fscan *f, const char *p, const char *end, int mode)
 		}
 		if (f->nf == f->cap)
 			return FS_TOOMANY;
-		field_add(f, p, colon, e);
+		field_add(f, p, name, colon, e);
 	}
 	f->head_end = f->body = end;
 	return FS_OK;
@@ -228,13 +281,33 @@ int sd_parse_fields(sd_arena *a, sd_str block, sd_header **out, size_t *n)
 	return r == FS_OK ? 0 : SMTPDIAG_ELIMIT;
 }
 
-sd_str sd_part_header(const sd_part *part, const char *name)
+unsigned sd_name_bit(const char *name, size_t n)
 {
-	size_t len = strlen(name);
+	if (!n)
+		return 0;
+	return (unsigned)(n * 31 + (size_t)sd_tolower((unsigned char)name[0]) * 7 +
+			  (size_t)sd_tolower((unsigned char)name[n - 1])) & 63;
+}
 
+static uint64_t name_bits(const sd_header *h, size_t n)
+{
+	uint64_t bits = 0;
+
+	for (size_t i = 0; i < n; i++)
+		bits |= (uint64_t)1 << sd_name_bit(h[i].name.p, h[i].name.n);
+	return bits;
+}
+
+sd_str sd_part_header_n(const sd_part *part, const char *name, size_t len)
+{
+	int c0 = len ? sd_tolower((unsigned char)name[0]) : 0;
+
+	if (part->name_bits && !(part->name_bits >> sd_name_bit(name, len) & 1))
+		return SD_NULLSTR;
 	for (size_t i = 0; i < part->nhdrs; i++) {
 		const sd_header *h = &part->hdrs[i];
-		if (h->name.n == len && sd_memcaseeq(h->name.p, name, len))
+		if (h->name.n == len && (!len || sd_tolower((unsigned char)h->name.p[0]) == c0) &&
+		    sd_memcaseeq(h->name.p, name, len))
 			return h->value;
 	}
 	return SD_NULLSTR;
@@ -413,6 +486,7 @@ static int parse_head(mctx *c, int idx)
 	pt->hdrs = fields_copy(c->a, f.arr, f.nf);
 	if (!pt->hdrs)
 		return fail(c, SMTPDIAG_ENOMEM, "out of memory (%lu header fields)", f.nf);
+	pt->name_bits = name_bits(pt->hdrs, pt->nhdrs);
 	return 0;
 }
 
@@ -609,6 +683,12 @@ const char *sd_header_text(sd_arena *a, sd_str raw)
 
 	if (!raw.p || !raw.n)
 		return "";
+	if (!memchr(raw.p, '\n', raw.n) && !memchr(raw.p, '\r', raw.n) &&
+	    !sd_memmem(raw.p, raw.n, "=?", 2)) { /* nothing to unfold or decode */
+		sd_str t = sd_trim(raw);
+		r = sd_arena_strndup(a, t.p ? t.p : "", t.n);
+		return r ? r : "";
+	}
 	sd_buf_init(&u);
 	sd_buf_init(&d);
 	unfold(&u, raw);

@@ -24,6 +24,7 @@ typedef struct sd_part {
 	sd_str body;         /* body as sent (still transfer-encoded) */
 	sd_header *hdrs;     /* parsed header fields (arena) */
 	size_t nhdrs;
+	uint64_t name_bits;  /* bit sd_name_bit() of every field name; 0: unknown */
 	char ctype[64];      /* "type/subtype", lowercased; "text/plain" when absent */
 	sd_str boundary;     /* multipart boundary parameter, unquoted */
 	sd_str charset;      /* charset parameter, unquoted, as written */
@@ -41,8 +42,18 @@ typedef struct sd_mime {
 int sd_mime_parse(sd_arena *a, const char *p, size_t n, sd_mime *out, char *err, size_t errcap);
 
 /* First header field of the part with this name (case-insensitive); raw value or
- * SD_NULLSTR. */
-sd_str sd_part_header(const sd_part *part, const char *name);
+ * SD_NULLSTR. sd_part_header_n takes the name's length; the inline form lets the
+ * compiler count the letters of a literal name. */
+sd_str sd_part_header_n(const sd_part *part, const char *name, size_t len);
+static inline sd_str sd_part_header(const sd_part *part, const char *name)
+{
+	return sd_part_header_n(part, name, strlen(name));
+}
+
+/* A field name's bit in sd_part.name_bits (from its length and first and last
+ * letters, case-insensitive): a name whose bit is clear is not in the part, so
+ * most look-ups of absent fields end without a scan. */
+unsigned sd_name_bit(const char *name, size_t n);
 
 /* Unfold (join continuation lines), trim, and decode RFC 2047 encoded words into
  * UTF-8. Returns a NUL-terminated arena string ("" when absent or on failure). */
@@ -64,5 +75,25 @@ int sd_parse_fields(sd_arena *a, sd_str block, sd_header **out, size_t *n);
 /* Next line of s starting at *pos (LF, CRLF or CR); the line excludes its end.
  * Returns 0 at the end. */
 int sd_next_line(sd_str s, size_t *pos, sd_str *line);
+
+/* The same lines for a loop that reads on through one text: the next line ends
+ * are looked up ahead and kept, so a text with one kind of line end costs one
+ * memchr per line instead of two. pos may be changed between calls (moving it
+ * back drops what was looked up). */
+typedef struct sd_eol_scan {
+	const char *lf;      /* next LF at or after the last position (end: none); NULL: not searched */
+	const char *cr;      /* next CR at or after the last position; NULL: none before cr_lim */
+	const char *cr_lim;  /* CRs are known up to here */
+} sd_eol_scan;
+
+typedef struct sd_lines {
+	sd_str s;
+	size_t pos;          /* where the next line starts */
+	sd_eol_scan es;      /* the look-ahead (mime.c) */
+	const char *at;      /* start of the line read last */
+} sd_lines;
+
+void sd_lines_init(sd_lines *l, sd_str s, size_t pos);
+int sd_lines_next(sd_lines *l, sd_str *line);
 
 #endif

@@ -59,16 +59,53 @@ sd_str sd_ctx_body(sd_ctx *c)
 	if (c->body_done)
 		return c->body;
 	c->body_done = 1;
+	c->body_part = -1;
 	i = find_part(c, "text/plain", NULL);
 	if (i < 0)
 		i = find_part(c, NULL, "text/");
+	if (i < 0 && (strncmp(c->top->ctype, "multipart/", 10) != 0 || c->mime.nparts == 1))
+		i = 0;
 	if (i >= 0)
 		c->body = sd_part_text(c->a, &c->mime.parts[i]);
-	else if (strncmp(c->top->ctype, "multipart/", 10) != 0 || c->mime.nparts == 1)
-		c->body = sd_part_text(c->a, c->top);
 	else
 		c->body = SD_NULLSTR;
+	c->body_part = i;
 	return c->body;
+}
+
+static int is_received(sd_str name)
+{
+	return name.n == 8 && sd_str_caseeq(name, "Received");
+}
+
+void sd_ctx_join_received(sd_ctx *c)
+{
+	const sd_part *t = c->top;
+	size_t n = 0, k = 0;
+	char *d;
+
+	for (size_t i = 0; i < t->nhdrs; i++)
+		if (is_received(t->hdrs[i].name))
+			n += t->hdrs[i].value.n + 1;
+	if (!(d = sd_arena_alloc(c->a, n + 1)))
+		return; /* out of memory: the fields are searched one by one */
+	for (size_t i = 0; i < t->nhdrs; i++) {
+		if (!is_received(t->hdrs[i].name))
+			continue;
+		memcpy(d + k, t->hdrs[i].value.p, t->hdrs[i].value.n);
+		k += t->hdrs[i].value.n;
+		d[k++] = '\n';
+	}
+	c->received = (sd_str){ d, k };
+}
+
+sd_str sd_ctx_part_text(sd_ctx *c, size_t i)
+{
+	if (!c->body_done && find_part(c, "text/plain", NULL) == (long)i)
+		sd_ctx_body(c); /* part i is the body's: decode it once for both */
+	if (c->body_done && c->body_part >= 0 && (size_t)c->body_part == i)
+		return c->body;
+	return sd_part_text(c->a, &c->mime.parts[i]);
 }
 
 /* ---- the returned message ---- */
@@ -121,7 +158,8 @@ static int header_name(sd_str line, int *strong)
 	if (!colon || !sd_isalpha((unsigned char)line.p[0]))
 		return 0;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (sd_str_casestarts(line, names[i].name)) {
+		if (sd_tolower((unsigned char)line.p[0]) == sd_tolower((unsigned char)names[i].name[0]) &&
+		    sd_str_casestarts(line, names[i].name)) {
 			*strong = names[i].strong;
 			return 1;
 		}
@@ -142,14 +180,16 @@ static int any_field(sd_str line)
  * a line that is neither a field nor a continuation). */
 static size_t block_end(sd_str t, size_t b)
 {
-	size_t pos = b, last = b;
+	size_t last = b;
+	sd_lines it;
 	sd_str line;
 
-	while (sd_next_line(t, &pos, &line)) {
+	sd_lines_init(&it, t, b);
+	while (sd_lines_next(&it, &line)) {
 		int cont = line.n && (line.p[0] == ' ' || line.p[0] == '\t');
 		if (!line.n || (!cont && !any_field(line)))
 			break;
-		last = pos;
+		last = it.pos;
 	}
 	return last;
 }
@@ -158,17 +198,20 @@ static size_t block_end(sd_str t, size_t b)
  * From/Subject/Message-Id/Return-Path) in t; sets *end. */
 static int find_block(sd_str t, size_t *start, size_t *end)
 {
-	size_t pos = 0, runstart = 0, at;
+	size_t runstart = 0, at;
 	int run = 0, strong = 0, s;
+	sd_lines it;
 	sd_str line;
 
-	while ((at = pos, sd_next_line(t, &pos, &line))) {
+	sd_lines_init(&it, t, 0);
+	while ((at = it.pos, sd_lines_next(&it, &line))) {
 		if (line.n && (line.p[0] == ' ' || line.p[0] == '\t') && run)
 			continue;
-		if (header_name(line, &s) || (run && any_field(line))) {
+		int named = header_name(line, &s);
+		if (named || (run && any_field(line))) {
 			if (!run++)
 				runstart = at;
-			strong |= header_name(line, &s) && s;
+			strong |= named && s;
 			if (run >= 2 && strong) {
 				*start = runstart;
 				*end = block_end(t, runstart);

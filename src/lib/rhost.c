@@ -6,7 +6,6 @@
 
 #include "rhost.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -86,45 +85,47 @@ int sd_lda_reason(const char *lc, size_t n, const char *command)
 /* Hosts whose replies have their own vocabulary. A class is chosen by the
  * recipient's domain (a suffix of a class host), else by the remote host,
  * else by the reporting host (the class host is a suffix of theirs). */
+#define H(c, h) { c, h, sizeof(h) - 1 }
 static const struct {
 	int cls;
 	const char *host;
+	size_t len;
 } rh_hosts[] = {
-	{ RH_AOL, ".mail.aol.com" }, { RH_AOL, ".mx.aol.com" },
-	{ RH_APPLE, ".mail.icloud.com" }, { RH_APPLE, ".apple.com" }, { RH_APPLE, ".me.com" },
-	{ RH_CLOUDFLARE, ".mx.cloudflare.net" }, { RH_COX, "cox.net" },
-	{ RH_FRANCEPTT, ".laposte.net" }, { RH_FRANCEPTT, ".orange.fr" }, { RH_FRANCEPTT, ".wanadoo.fr" },
-	{ RH_GODADDY, "smtp.secureserver.net" }, { RH_GODADDY, "mailstore1.secureserver.net" },
-	{ RH_GOOGLE, "aspmx.l.google.com" }, { RH_GOOGLE, "gmail-smtp-in.l.google.com" },
-	{ RH_GSUITE, "googlemail.com" }, { RH_IUA, ".email.ua" },
-	{ RH_KDDI, ".ezweb.ne.jp" }, { RH_KDDI, "msmx.au.com" }, { RH_MESSAGELABS, ".messagelabs.com" },
-	{ RH_MICROSOFT, ".prod.outlook.com" }, { RH_MICROSOFT, ".protection.outlook.com" },
-	{ RH_MICROSOFT, ".onmicrosoft.com" }, { RH_MICROSOFT, ".exchangelabs.com" },
-	{ RH_MIMECAST, ".mimecast.com" }, { RH_NTTDOCOMO, "mfsmax.docomo.ne.jp" },
-	{ RH_OUTLOOK, ".hotmail.com" }, { RH_SPECTRUM, "charter.net" }, { RH_TENCENT, ".qq.com" },
-	{ RH_YAHOOINC, ".yahoodns.net" }, { RH_ZOHO, ".zoho.com" }, { RH_ZOHO, ".zohomail.com" },
+	H(RH_AOL, ".mail.aol.com"), H(RH_AOL, ".mx.aol.com"),
+	H(RH_APPLE, ".mail.icloud.com"), H(RH_APPLE, ".apple.com"), H(RH_APPLE, ".me.com"),
+	H(RH_CLOUDFLARE, ".mx.cloudflare.net"), H(RH_COX, "cox.net"),
+	H(RH_FRANCEPTT, ".laposte.net"), H(RH_FRANCEPTT, ".orange.fr"), H(RH_FRANCEPTT, ".wanadoo.fr"),
+	H(RH_GODADDY, "smtp.secureserver.net"), H(RH_GODADDY, "mailstore1.secureserver.net"),
+	H(RH_GOOGLE, "aspmx.l.google.com"), H(RH_GOOGLE, "gmail-smtp-in.l.google.com"),
+	H(RH_GSUITE, "googlemail.com"), H(RH_IUA, ".email.ua"),
+	H(RH_KDDI, ".ezweb.ne.jp"), H(RH_KDDI, "msmx.au.com"), H(RH_MESSAGELABS, ".messagelabs.com"),
+	H(RH_MICROSOFT, ".prod.outlook.com"), H(RH_MICROSOFT, ".protection.outlook.com"),
+	H(RH_MICROSOFT, ".onmicrosoft.com"), H(RH_MICROSOFT, ".exchangelabs.com"),
+	H(RH_MIMECAST, ".mimecast.com"), H(RH_NTTDOCOMO, "mfsmax.docomo.ne.jp"),
+	H(RH_OUTLOOK, ".hotmail.com"), H(RH_SPECTRUM, "charter.net"), H(RH_TENCENT, ".qq.com"),
+	H(RH_YAHOOINC, ".yahoodns.net"), H(RH_ZOHO, ".zoho.com"), H(RH_ZOHO, ".zohomail.com"),
 };
+#undef H
 
-static int ends_with(const char *s, const char *suffix)
+/* Does s (n bytes) end with suffix (k bytes), ignoring ASCII case? */
+static int ends_with(const char *s, size_t n, const char *suffix, size_t k)
 {
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && !strcasecmp(s + n - k, suffix);
+	return n >= k && sd_memcaseeq(s + n - k, suffix, k);
 }
 
 static int rh_class(const sd_vd_in *in)
 {
 	const size_t nh = sizeof(rh_hosts) / sizeof(rh_hosts[0]);
+	size_t dn = strlen(in->destination);
 
-	if (in->destination[0])
-		for (size_t i = 0; i < nh; i++)
-			if (ends_with(rh_hosts[i].host, in->destination))
-				return rh_hosts[i].cls;
+	for (size_t i = 0; dn && i < nh; i++)
+		if (ends_with(rh_hosts[i].host, rh_hosts[i].len, in->destination, dn))
+			return rh_hosts[i].cls;
 	for (int pass = 0; pass < 2; pass++) {
 		const char *h = pass ? in->lhost : in->rhost;
-		if (!h[0])
-			continue;
-		for (size_t i = 0; i < nh; i++)
-			if (ends_with(h, rh_hosts[i].host))
+		size_t hn = strlen(h);
+		for (size_t i = 0; hn && i < nh; i++)
+			if (ends_with(h, hn, rh_hosts[i].host, rh_hosts[i].len))
 				return rh_hosts[i].cls;
 	}
 	return RH_NONE;
@@ -139,7 +140,10 @@ static int code_ok(const rh_entry *e, const sd_vd_in *in)
 	if (e->reply) {
 		if (!in->replycode)
 			return 0;
-		snprintf(rc, sizeof(rc), "%03d", in->replycode);
+		rc[0] = (char)('0' + in->replycode / 100 % 10); /* "%03d" of a valid code */
+		rc[1] = (char)('0' + in->replycode / 10 % 10);
+		rc[2] = (char)('0' + in->replycode % 10);
+		rc[3] = '\0';
 		if (e->cls == RH_MIMECAST ? strcmp(e->reply, rc) != 0 : !strstr(e->reply + 1, rc + 1))
 			return 0;
 	}
@@ -160,7 +164,7 @@ static int table_reason(int cls, const sd_vd_in *in)
 {
 	for (size_t i = 0; i < sd_rh_nentries; i++) {
 		const rh_entry *e = &sd_rh_entries[i];
-		if (e->cls == cls && has(in->lc, in->diagn, e->text) && code_ok(e, in))
+		if (e->cls == cls && code_ok(e, in) && has(in->lc, in->diagn, e->text))
 			return e->reason;
 	}
 	return -1;

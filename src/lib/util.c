@@ -87,6 +87,20 @@ void sd_buf_printf(sd_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+void sd_buf_put_int(sd_buf *b, long long v)
+{
+	char d[24];
+	size_t k = sizeof(d);
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+
+	do
+		d[--k] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		d[--k] = '-';
+	sd_buf_put(b, d + k, sizeof(d) - k);
+}
+
 const char *sd_buf_cstr(sd_buf *b)
 {
 	if (!b->data && sd_buf_reserve(b, 0) == 0)
@@ -126,51 +140,85 @@ static size_t utf8_seq(const unsigned char *p, size_t n)
 	return len;
 }
 
-void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
+/* Is c written as is inside a JSON string (printable ASCII, no quote or backslash)? */
+static int json_plain(unsigned c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/* Are the eight bytes at s all plain? A word at a time, with the classic exact
+ * tests "has a byte below n" and "has a zero byte" (on the word XOR '"' and
+ * XOR '\\'), plus the top bits for bytes >= 0x80. */
+static int json_plain8(const unsigned char *s)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t w, q, b, bad;
+
+	memcpy(&w, s, 8);
+	q = w ^ (ones * '"');
+	b = w ^ (ones * '\\');
+	bad = ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b) | w;
+	return (bad & high) == 0;
+}
+
+/* Write the escape of an ASCII byte that is not plain; returns its length. */
+static size_t json_escape(char *o, unsigned c)
 {
 	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)p;
-	size_t i = 0, run = 0, k;
 
-	sd_buf_reserve(b, n + 2);
-	sd_buf_putc(b, '"');
-	while (i < n) {
-		unsigned c = s[i];
-		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-			run++;
-			i++;
-			continue;
-		}
-		if (run)
-			sd_buf_put(b, (const char *)s + i - run, run);
-		run = 0;
-		if (c >= 0x80) {
-			k = utf8_seq(s + i, n - i);
-			if (k) {
-				sd_buf_put(b, (const char *)s + i, k);
-				i += k;
-			} else {
-				sd_buf_put(b, "\xef\xbf\xbd", 3);
-				i++;
-			}
-			continue;
-		}
-		switch (c) {
-		case '"': sd_buf_put(b, "\\\"", 2); break;
-		case '\\': sd_buf_put(b, "\\\\", 2); break;
-		case '\n': sd_buf_put(b, "\\n", 2); break;
-		case '\r': sd_buf_put(b, "\\r", 2); break;
-		case '\t': sd_buf_put(b, "\\t", 2); break;
-		default: {
-			char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-			sd_buf_put(b, e, 6);
-		}
-		}
-		i++;
+	o[0] = '\\';
+	switch (c) {
+	case '"': o[1] = '"'; return 2;
+	case '\\': o[1] = '\\'; return 2;
+	case '\n': o[1] = 'n'; return 2;
+	case '\r': o[1] = 'r'; return 2;
+	case '\t': o[1] = 't'; return 2;
+	default:
+		memcpy(o + 1, "u00", 3);
+		o[4] = hex[c >> 4];
+		o[5] = hex[c & 15];
+		return 6;
 	}
-	if (run)
-		sd_buf_put(b, (const char *)s + i - run, run);
-	sd_buf_putc(b, '"');
+}
+
+/* Room is reserved once for the worst case (6 output bytes per input byte), then
+ * runs of plain bytes are copied with memcpy. */
+void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i = 0, run, k;
+	char *o;
+
+	if (n > (SIZE_MAX - 2) / 6 || sd_buf_reserve(b, n * 6 + 2) < 0) {
+		b->oom = 1;
+		return;
+	}
+	o = b->data + b->len;
+	*o++ = '"';
+	while (i < n) {
+		for (run = i; n - run >= 8 && json_plain8(s + run); run += 8)
+			;
+		for (; run < n && json_plain(s[run]); run++)
+			;
+		memcpy(o, s + i, run - i);
+		o += run - i;
+		if ((i = run) == n)
+			break;
+		if (s[i] < 0x80) {
+			o += json_escape(o, s[i++]);
+		} else if ((k = utf8_seq(s + i, n - i)) != 0) {
+			memcpy(o, s + i, k);
+			o += k;
+			i += k;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3); /* U+FFFD */
+			o += 3;
+			i++;
+		}
+	}
+	*o++ = '"';
+	*o = '\0';
+	b->len = (size_t)(o - b->data);
 }
 
 void sd_buf_json_cstr(sd_buf *b, const char *s)
@@ -194,12 +242,14 @@ void sd_arena_init(sd_arena *a)
 	a->head = NULL;
 	a->used = 0;
 	a->limit = 0;
+	a->chunk = 0;
 }
 
 void *sd_arena_alloc(sd_arena *a, size_t n)
 {
 	sd_chunk *c = a->head;
 	size_t limit = a->limit ? a->limit : SD_MAX_ARENA;
+	size_t min = a->chunk ? a->chunk : SD_CHUNK_MIN;
 	size_t sz;
 
 	n = (n + SD_ALIGN - 1) & ~(size_t)(SD_ALIGN - 1);
@@ -208,7 +258,7 @@ void *sd_arena_alloc(sd_arena *a, size_t n)
 	if (n > limit || a->used > limit - n)
 		return NULL;
 	if (!c || c->size - c->used < n) {
-		sz = n > SD_CHUNK_MIN ? n : SD_CHUNK_MIN;
+		sz = n > min ? n : min;
 		c = malloc(sizeof(*c) + sz);
 		if (!c)
 			return NULL;
@@ -246,7 +296,7 @@ void sd_arena_reset(sd_arena *a)
 		free(c);
 		c = next;
 	}
-	if (c->size > SD_CHUNK_MIN) {
+	if (c->size > (a->chunk ? a->chunk : SD_CHUNK_MIN)) {
 		free(c);
 		a->head = NULL;
 	} else {
@@ -270,67 +320,123 @@ void sd_arena_free(sd_arena *a)
 
 /* ---- ASCII ---- */
 
-int sd_memcaseeq(const char *a, const char *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (sd_tolower((unsigned char)a[i]) != sd_tolower((unsigned char)b[i]))
-			return 0;
-	return 1;
-}
-
+/* Both walk lit to its NUL (no strlen first): most calls differ at once. */
 int sd_str_caseeq(sd_str s, const char *lit)
 {
-	size_t n = strlen(lit);
-	return s.n == n && sd_memcaseeq(s.p, lit, n);
+	size_t i;
+
+	for (i = 0; i < s.n; i++)
+		if (!lit[i] || !sd_caseeq((unsigned char)s.p[i], (unsigned char)lit[i]))
+			return 0;
+	return lit[i] == '\0';
 }
 
 int sd_str_casestarts(sd_str s, const char *lit)
 {
-	size_t n = strlen(lit);
-	return s.n >= n && sd_memcaseeq(s.p, lit, n);
+	for (size_t i = 0; lit[i]; i++)
+		if (i >= s.n || !sd_caseeq((unsigned char)s.p[i], (unsigned char)lit[i]))
+			return 0;
+	return 1;
 }
+
+/* How common an ASCII byte is in mail text, roughly: 3 (blank, frequent
+ * letters), 2 (other lowercase letters, '-', '.'), 1 (digits, capitals, some
+ * punctuation, line ends), 0 (the rest; bytes >= 0x80 too). A substring search
+ * looks for the needle's rarest byte with memchr (vectorised) and compares the
+ * whole needle only where that byte occurs. */
+static const unsigned char byte_rank[128] = {
+	/* 0x00 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0,
+	/* 0x10 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 0x20 */ 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 1,
+	/* 0x30 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0,
+	/* 0x40 */ 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	/* 0x50 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1,
+	/* 0x60 */ 0, 3, 2, 2, 2, 3, 2, 2, 3, 3, 2, 2, 3, 2, 3, 3,
+	/* 0x70 */ 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0,
+};
+
+#define SD_RARE_SCAN 32   /* needle bytes looked at to choose the one searched for */
+#define SD_RARE_HAY  256  /* shorter haystacks: the needle's first byte will do */
+
+/* Offset in the needle of its rarest byte (the first of the rarest among its
+ * first SD_RARE_SCAN bytes); 0 for a short haystack hn. nocase ranks letters by
+ * their lowercase form. */
+static size_t rare_byte(const char *n, size_t nn, size_t hn, int nocase)
+{
+	size_t best = 0, lim = nn < SD_RARE_SCAN ? nn : SD_RARE_SCAN;
+	int rb = hn < SD_RARE_HAY ? 0 : 4;
+
+	for (size_t i = 0; i < lim && rb > 0; i++) {
+		int c = (unsigned char)n[i], r;
+		if (nocase)
+			c = sd_tolower(c);
+		r = c < 128 ? byte_rank[c] : 0;
+		if (r < rb) {
+			rb = r;
+			best = i;
+		}
+	}
+	return best;
+}
+
+#define SD_MEMMEM_TRIES 64 /* false candidates before handing over to memmem() */
 
 const char *sd_memmem(const char *h, size_t hn, const char *n, size_t nn)
 {
+	const char *p, *end;
+	size_t k, tries = 0;
+
 	if (nn == 0)
 		return h;
 	if (hn < nn)
 		return NULL;
-	return memmem(h, hn, n, nn);
+	k = rare_byte(n, nn, hn, 0);
+	end = h + hn - nn + k + 1; /* last place the rare byte can be + 1 */
+	for (p = h + k; p < end && (p = memchr(p, n[k], (size_t)(end - p))) != NULL; p++) {
+		const char *s = p - k; /* where the needle would start */
+		if (s[0] == n[0] && !memcmp(s, n, nn))
+			return s;
+		if (++tries > SD_MEMMEM_TRIES) /* a common byte: glibc's linear search from here */
+			return memmem(s + 1, (size_t)(h + hn - (s + 1)), n, nn);
+	}
+	return NULL;
+}
+
+/* Next occurrence of byte c in [p, end) when the cached one (*at) is behind p;
+ * end when there is none. */
+static const char *next_byte(const char *p, const char *end, int c, const char **at)
+{
+	if (!*at || (*at < p && *at != end)) {
+		*at = memchr(p, c, (size_t)(end - p));
+		if (!*at)
+			*at = end;
+	}
+	return *at;
 }
 
 const char *sd_memcasemem(const char *h, size_t hn, const char *n, size_t nn)
 {
-	const char *end, *p, *lo, *up;
+	const char *end, *p, *lo = NULL, *up = NULL;
+	size_t k;
 	int c0, c1;
 
 	if (nn == 0)
 		return h;
 	if (hn < nn)
 		return NULL;
-	c0 = sd_tolower((unsigned char)n[0]);
+	k = rare_byte(n, nn, hn, 1);
+	c0 = sd_tolower((unsigned char)n[k]);
 	c1 = c0 >= 'a' && c0 <= 'z' ? c0 - 32 : c0;
-	end = h + hn - nn + 1; /* last possible start + 1 */
-	p = h;
-	lo = up = NULL; /* next occurrence of each case at or after p; end when none */
-	while (p < end) {
-		/* the nearer of the two cases of the first byte (memchr is vectorised) */
-		if (!lo || (lo < p && lo != end))
-			lo = memchr(p, c0, (size_t)(end - p));
-		if (!lo)
-			lo = end;
-		if (c1 == c0)
-			up = end;
-		else if (!up || (up < p && up != end))
-			up = memchr(p, c1, (size_t)(end - p));
-		if (!up)
-			up = end;
-		p = lo < up ? lo : up;
+	end = h + hn - nn + k + 1; /* last place the rare byte can be + 1 */
+	for (p = h + k; p < end; p++) {
+		/* the nearer of the two cases of the rare byte */
+		const char *a = next_byte(p, end, c0, &lo);
+		const char *b = c1 == c0 ? end : next_byte(p, end, c1, &up);
+		p = a < b ? a : b;
 		if (p == end)
 			return NULL;
-		if (sd_memcaseeq(p + 1, n + 1, nn - 1))
-			return p;
-		p++;
+		if (sd_memcaseeq(p - k, n, nn))
+			return p - k;
 	}
 	return NULL;
 }

@@ -35,6 +35,7 @@ void sd_buf_put(sd_buf *b, const char *p, size_t n);
 void sd_buf_puts(sd_buf *b, const char *s);
 void sd_buf_putc(sd_buf *b, char c);
 void sd_buf_printf(sd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sd_buf_put_int(sd_buf *b, long long v); /* decimal, as printf("%lld") */
 const char *sd_buf_cstr(sd_buf *b);
 /* JSON: a quoted, escaped string; invalid UTF-8 bytes become U+FFFD. */
 void sd_buf_json_str(sd_buf *b, const char *p, size_t n);
@@ -46,6 +47,7 @@ typedef struct sd_arena {
 	sd_chunk *head;
 	size_t used; /* bytes handed out, for limits */
 	size_t limit; /* 0 = SD_MAX_ARENA */
+	size_t chunk; /* size of the chunks malloc'd (and of the one a reset keeps); 0 = 64 KiB */
 } sd_arena;
 
 void sd_arena_init(sd_arena *a);
@@ -61,7 +63,20 @@ static inline int sd_isalnum(int c) { return sd_isdigit(c) || sd_isalpha(c); }
 static inline int sd_isspace(int c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
 static inline int sd_tolower(int c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 
-int sd_memcaseeq(const char *a, const char *b, size_t n);
+/* Bytes equal ignoring ASCII case (equal bytes need no folding: most are). */
+static inline int sd_caseeq(unsigned char x, unsigned char y)
+{
+	return x == y || sd_tolower(x) == sd_tolower(y);
+}
+
+/* Inline: it is called for short compares all over the decoder. */
+static inline int sd_memcaseeq(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!sd_caseeq((unsigned char)a[i], (unsigned char)b[i]))
+			return 0;
+	return 1;
+}
 int sd_str_caseeq(sd_str s, const char *lit); /* whole slice equals lit, ignoring case */
 int sd_str_casestarts(sd_str s, const char *lit);
 const char *sd_memmem(const char *h, size_t hn, const char *n, size_t nn);

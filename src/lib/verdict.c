@@ -65,24 +65,26 @@ void sd_vd_status_find(const char *p, size_t n, int cls, char out[SD_STATUS_MAX]
 {
 	static const char empty[SD_STATUS_MAX];
 	char found[SD_VD_MAXCODES][SD_STATUS_MAX], weak[SD_STATUS_MAX] = "", cur[SD_STATUS_MAX];
-	const char *end, *best;
+	const char *end, *best, *d, *dlast;
 	size_t nf = 0;
 
 	out[0] = 0;
 	if (!p || n < 5)
 		return;
 	end = p + n;
-	for (const char *q = p; q + 5 <= end && nf < SD_VD_MAXCODES; q++) {
+	dlast = end - 4; /* a status "c.s.d" starts one byte before its first dot */
+	for (d = p + 1; d <= dlast && nf < SD_VD_MAXCODES; ) {
+		const char *q;
 		int r;
-		if (q[1] != '.' || !(*q == '2' || *q == '4' || *q == '5'))
-			continue;
-		r = status_at(p, q, end, cls, cur);
+		if (!(d = memchr(d, '.', (size_t)(dlast - d) + 1)))
+			break;
+		q = d - 1;
+		r = (*q == '2' || *q == '4' || *q == '5') ? status_at(p, q, end, cls, cur) : 0;
 		if (r == 2)
 			memcpy(weak, cur, sizeof(cur));
 		else if (r == 1)
 			memcpy(found[nf++], cur, sizeof(cur));
-		if (r)
-			q += 4;
+		d = r ? q + 6 : d + 1; /* after a status, the next one starts 5 bytes on at least */
 	}
 	if (weak[0] && nf < SD_VD_MAXCODES)
 		memcpy(found[nf++], weak, sizeof(weak));
@@ -158,25 +160,51 @@ static int codechar(int c)
 	return c >= '.' && c <= '9';
 }
 
-/* Mark every reply code that stands alone in text: a run of exactly three
- * digits with no digit, '.' or '/' right before or after it. One pass. */
-static void reply_marks(const char *p, size_t n, unsigned char seen[600])
+/* What one pass over a text finds of reply codes. */
+typedef struct reply_scan {
+	unsigned char seen[600]; /* codes 200-599 that stand alone in the text */
+	int paired[2];           /* first "4xy 4." and "5xy 5." pairing (see below), 0 if none */
+	int paired_any;          /* the first of either */
+} reply_scan;
+
+/* A code outside the usual lists (431, 571 ...) counts when it stands right
+ * before a status of its class: "431 4.3.1". b starts a lone three-digit run. */
+static int reply_pairs(const char *p, size_t n, size_t b)
+{
+	int c = (p[b] - '0') * 100 + (p[b + 1] - '0') * 10 + (p[b + 2] - '0');
+
+	if (b + 9 > n || (p[b + 3] != ' ' && p[b + 3] != '-') || p[b + 4] != p[b] || p[b + 5] != '.')
+		return 0;
+	return (p[b] == '4' || p[b] == '5') && c % 100 < 60 && c / 10 % 10 <= 5 ? c : 0;
+}
+
+/* Every reply code that stands alone in text: a run of exactly three digits
+ * with no digit, '.' or '/' right before or after it. One pass. */
+static void reply_marks(const char *p, size_t n, reply_scan *rs)
 {
 	size_t i = 0;
+	int c;
 
 	while (i < n) {
-		size_t b = i;
-		if (!isd((unsigned char)p[i])) {
+		size_t b;
+		while (i < n && !isd((unsigned char)p[i]))
 			i++;
-			continue;
-		}
+		if (i == n)
+			break;
+		b = i;
 		while (i < n && isd((unsigned char)p[i]))
 			i++;
 		if (i - b != 3 || (b > 0 && codechar((unsigned char)p[b - 1])) ||
 		    (i < n && codechar((unsigned char)p[i])))
 			continue;
 		if (p[b] >= '2' && p[b] <= '5')
-			seen[(p[b] - '0') * 100 + (p[b + 1] - '0') * 10 + (p[b + 2] - '0')] = 1;
+			rs->seen[(p[b] - '0') * 100 + (p[b + 1] - '0') * 10 + (p[b + 2] - '0')] = 1;
+		if ((c = reply_pairs(p, n, b)) != 0) {
+			if (!rs->paired[c / 100 - 4])
+				rs->paired[c / 100 - 4] = c;
+			if (!rs->paired_any)
+				rs->paired_any = c;
+		}
 	}
 }
 
@@ -201,37 +229,24 @@ static int mentions_xunix(const char *p, size_t n)
 	return 0;
 }
 
-/* A code outside the usual lists (431, 571 ...) counts when it stands right
- * before a status of its class: "431 4.3.1". */
-static int reply_paired(const char *p, size_t n, int cls)
-{
-	for (size_t i = 0; i + 9 <= n; i++) {
-		int c;
-		if (!isd((unsigned char)p[i]) || (i > 0 && codechar((unsigned char)p[i - 1])) ||
-		    !isd((unsigned char)p[i + 1]) || !isd((unsigned char)p[i + 2]) ||
-		    (p[i + 3] != ' ' && p[i + 3] != '-') || p[i + 4] != p[i] || p[i + 5] != '.')
-			continue;
-		c = (p[i] - '0') * 100 + (p[i + 1] - '0') * 10 + (p[i + 2] - '0');
-		if ((p[i] == '4' || p[i] == '5') && (!cls || p[i] == cls) && c % 100 < 60 && c / 10 % 10 <= 5)
-			return c;
-	}
-	return 0;
-}
-
 int sd_vd_reply_find(const char *p, size_t n, int cls)
 {
-	unsigned char seen[600];
+	reply_scan rs;
 	int r;
 
 	if (!p || n < 3 || mentions_xunix(p, n))
 		return 0;
-	memset(seen, 0, sizeof(seen));
-	reply_marks(p, n, seen);
+	memset(&rs, 0, sizeof(rs));
+	reply_marks(p, n, &rs);
 	if (cls == '2' || cls == '4' || cls == '5')
-		r = reply_list(seen, cls == '2' ? reply2 : cls == '4' ? reply4 : reply5);
-	else if (!(r = reply_list(seen, reply5)) && !(r = reply_list(seen, reply4)))
-		r = reply_list(seen, reply2);
-	return r ? r : reply_paired(p, n, cls);
+		r = reply_list(rs.seen, cls == '2' ? reply2 : cls == '4' ? reply4 : reply5);
+	else if (!(r = reply_list(rs.seen, reply5)) && !(r = reply_list(rs.seen, reply4)))
+		r = reply_list(rs.seen, reply2);
+	if (r)
+		return r;
+	if (!cls)
+		return rs.paired_any;
+	return cls == '4' || cls == '5' ? rs.paired[cls - '4'] : 0;
 }
 
 /* ---- SMTP command ---- */
@@ -244,16 +259,31 @@ static int cmd_word_ok(const char *p, size_t n, size_t at, size_t len)
 	return !(sd_isalnum(a) || a == '@' || a == '`' || sd_isalnum(z) || z == '@' || z == '`');
 }
 
+/* Can an SMTP command word start with c? (H E S A M R D Q X) */
+static int command_initial(int c)
+{
+	switch (c) {
+	case 'H': case 'E': case 'S': case 'A': case 'M': case 'R': case 'D': case 'Q': case 'X':
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 const char *sd_vd_command_find(const char *p, size_t n)
 {
+#define DET(lit, cmd) { lit, sizeof(lit) - 1, cmd }
 	static const struct {
-		const char *lit, *cmd;
+		const char *lit;
+		size_t len;
+		const char *cmd;
 	} det[] = {
-		{ "HELO", "HELO" }, { "EHLO", "EHLO" }, { "STARTTLS", "STARTTLS" }, { "AUTH PLAIN", "AUTH" },
-		{ "AUTH LOGIN", "AUTH" }, { "AUTH CRAM-", "AUTH" }, { "AUTH DIGEST-", "AUTH" },
-		{ "MAIL F", "MAIL" }, { "RCPT", "RCPT" }, { "RCPT T", "RCPT" }, { "DATA", "DATA" },
-		{ "QUIT", "QUIT" }, { "XFORWARD", "XFORWARD" },
+		DET("HELO", "HELO"), DET("EHLO", "EHLO"), DET("STARTTLS", "STARTTLS"), DET("AUTH PLAIN", "AUTH"),
+		DET("AUTH LOGIN", "AUTH"), DET("AUTH CRAM-", "AUTH"), DET("AUTH DIGEST-", "AUTH"),
+		DET("MAIL F", "MAIL"), DET("RCPT", "RCPT"), DET("RCPT T", "RCPT"), DET("DATA", "DATA"),
+		DET("QUIT", "QUIT"), DET("XFORWARD", "XFORWARD"),
 	};
+#undef DET
 	enum { NDET = sizeof(det) / sizeof(det[0]) };
 	long first[NDET];
 	const char *last = "";
@@ -264,18 +294,17 @@ const char *sd_vd_command_find(const char *p, size_t n)
 		first[k] = -1;
 	/* one pass: the first place each command word occurs */
 	for (size_t i = 0; i + 4 <= n; i++) {
-		if (p[i] < 'A' || p[i] > 'X' || !strchr("HESAMRDQX", p[i]))
+		if (!command_initial((unsigned char)p[i]))
 			continue;
-		for (size_t k = 0; k < NDET; k++) {
-			size_t len = strlen(det[k].lit);
-			if (first[k] < 0 && det[k].lit[0] == p[i] && i + len <= n && !memcmp(p + i, det[k].lit, len))
+		for (size_t k = 0; k < NDET; k++)
+			if (first[k] < 0 && det[k].lit[0] == p[i] && i + det[k].len <= n &&
+			    !memcmp(p + i, det[k].lit, det[k].len))
 				first[k] = (long)i;
-		}
 	}
 	for (size_t k = 0; k < NDET; k++) {
 		if (first[k] < 0)
 			continue;
-		if (!strchr(det[k].lit, ' ') && !cmd_word_ok(p, n, (size_t)first[k], strlen(det[k].lit)))
+		if (!memchr(det[k].lit, ' ', det[k].len) && !cmd_word_ok(p, n, (size_t)first[k], det[k].len))
 			continue;
 		last = det[k].cmd;
 	}

@@ -5,56 +5,6 @@
 
 /* ---- slices ---- */
 
-int mta_has(sd_str s, const char *lit)
-{
-	return s.p && sd_memcasemem(s.p, s.n, lit, strlen(lit)) != NULL;
-}
-
-int mta_starts(sd_str s, const char *lit)
-{
-	return s.p && sd_str_casestarts(s, lit);
-}
-
-int mta_contains(sd_str s, const char *lit)
-{
-	return s.p && sd_memmem(s.p, s.n, lit, strlen(lit)) != NULL;
-}
-
-int mta_prefix(sd_str s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s.p && s.n >= n && memcmp(s.p, lit, n) == 0;
-}
-
-sd_str mta_find(sd_str s, const char *lit)
-{
-	const char *q = s.p ? sd_memcasemem(s.p, s.n, lit, strlen(lit)) : NULL;
-
-	return q ? (sd_str){ q, s.n - (size_t)(q - s.p) } : SD_NULLSTR;
-}
-
-sd_str mta_after(sd_str s, const char *lit)
-{
-	sd_str f = mta_find(s, lit);
-
-	return f.p ? mta_skip(f, strlen(lit)) : SD_NULLSTR;
-}
-
-sd_str mta_before(sd_str s, const char *lit)
-{
-	sd_str f = mta_find(s, lit);
-
-	return f.p ? (sd_str){ s.p, (size_t)(f.p - s.p) } : s;
-}
-
-sd_str mta_skip(sd_str s, size_t k)
-{
-	if (k > s.n)
-		k = s.n;
-	return (sd_str){ s.p + k, s.n - k };
-}
-
 int mta_blank(sd_str line)
 {
 	for (size_t i = 0; i < line.n; i++)
@@ -65,27 +15,14 @@ int mta_blank(sd_str line)
 
 /* ---- headers ---- */
 
-sd_str mta_hdr(const sd_ctx *c, const char *name)
-{
-	return sd_part_header(c->top, name);
-}
-
-int mta_hdr_has(const sd_ctx *c, const char *name, const char *lit)
-{
-	return mta_has(mta_hdr(c, name), lit);
-}
-
-int mta_hdr_starts(const sd_ctx *c, const char *name, const char *lit)
-{
-	sd_str v = mta_hdr(c, name);
-
-	return v.p && mta_starts(sd_trim(v), lit);
-}
-
+/* The literals searched for hold no line end, so c->received (the values
+ * joined by '\n') answers for all the fields at once. */
 int mta_received_contains(const sd_ctx *c, const char *lit)
 {
 	const sd_part *t = c->top;
 
+	if (c->received.p)
+		return mta_contains(c->received, lit);
 	for (size_t i = 0; i < t->nhdrs; i++)
 		if (t->hdrs[i].name.n == 8 && sd_str_caseeq(t->hdrs[i].name, "Received") &&
 		    mta_contains(t->hdrs[i].value, lit))
@@ -97,6 +34,8 @@ int mta_received_has(const sd_ctx *c, const char *lit)
 {
 	const sd_part *t = c->top;
 
+	if (c->received.p)
+		return mta_has(c->received, lit);
 	for (size_t i = 0; i < t->nhdrs; i++)
 		if (sd_str_caseeq(t->hdrs[i].name, "Received") && mta_has(t->hdrs[i].value, lit))
 			return 1;
@@ -361,6 +300,25 @@ static int any_line_of(sd_str line, const char *const *list)
 	return 0;
 }
 
+/* Offset of the start of the first line of s holding one of list (ignoring
+ * case), or s.n: one search per text over s instead of one per line. */
+static size_t first_line_of(sd_str s, const char *const *list)
+{
+	size_t at = s.n;
+
+	for (int i = 0; list[i]; i++) {
+		size_t k = strlen(list[i]), hay = at + k - 1 < s.n ? at + k - 1 : s.n;
+		const char *q = k ? sd_memcasemem(s.p, hay, list[i], k) : s.p;
+		if (q) /* an earlier start than any found so far */
+			at = (size_t)(q - s.p);
+	}
+	if (at == s.n)
+		return s.n;
+	while (at > 0 && s.p[at - 1] != '\n' && s.p[at - 1] != '\r')
+		at--;
+	return at;
+}
+
 /* "<user@example.jp>:" at the start of a line */
 static int angle_line(sd_str line, sd_str *addr)
 {
@@ -374,16 +332,16 @@ static int angle_line(sd_str line, sd_str *addr)
 
 size_t mta_angle_blocks(sd_ctx *c, sd_str body, const char *const *starts, const char *const *ends)
 {
-	size_t pos = 0, first = c->nrcpt;
+	size_t pos = 0;
 	sd_str line, addr;
 	sd_rcpt *cur = NULL;
-	int on = starts == NULL;
 
+	if (starts) { /* read from the line after the first one holding a start text */
+		pos = body.p ? first_line_of(body, starts) : body.n;
+		if (pos >= body.n || !sd_next_line(body, &pos, &line))
+			return body.n;
+	}
 	while (sd_next_line(body, &pos, &line)) {
-		if (!on) {
-			on = any_line_of(line, starts);
-			continue;
-		}
 		if (any_line_of(line, ends))
 			return pos;
 		if (angle_line(line, &addr)) {
@@ -393,6 +351,5 @@ size_t mta_angle_blocks(sd_ctx *c, sd_str body, const char *const *starts, const
 			cur->diagnostic = mta_join(c->a, cur->diagnostic, line);
 		}
 	}
-	(void)first;
 	return body.n;
 }

@@ -15,35 +15,93 @@
 #define MTA_MAX_TEXT 4096   /* bytes of diagnostic text kept for one recipient */
 #define MTA_MAX_SCAN (1u << 20) /* bytes of a bounce's text the line readers look at */
 
-/* ---- slices ---- */
+/* ---- slices ----
+ * The small helpers are inline: most calls pass a literal, whose length the
+ * compiler then knows. */
+
+/* s without its first k bytes (k <= s.n). */
+static inline sd_str mta_skip(sd_str s, size_t k)
+{
+	if (k > s.n)
+		k = s.n;
+	return (sd_str){ s.p + k, s.n - k };
+}
 
 /* Does s contain lit (ASCII case-insensitive)? */
-int mta_has(sd_str s, const char *lit);
+static inline int mta_has(sd_str s, const char *lit)
+{
+	return s.p && sd_memcasemem(s.p, s.n, lit, strlen(lit)) != NULL;
+}
+
 /* Does s contain lit exactly (case-sensitive, fast: for texts software writes)? */
-int mta_contains(sd_str s, const char *lit);
+static inline int mta_contains(sd_str s, const char *lit)
+{
+	return s.p && sd_memmem(s.p, s.n, lit, strlen(lit)) != NULL;
+}
+
 /* Does s start with lit (case-insensitive)? */
-int mta_starts(sd_str s, const char *lit);
+static inline int mta_starts(sd_str s, const char *lit)
+{
+	return s.p && sd_str_casestarts(s, lit);
+}
+
 /* Does s start with lit exactly (case-sensitive)? */
-int mta_prefix(sd_str s, const char *lit);
+static inline int mta_prefix(sd_str s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.p && s.n >= n && memcmp(s.p, lit, n) == 0;
+}
+
 /* The part of s from the first lit on (case-insensitive); SD_NULLSTR if absent. */
-sd_str mta_find(sd_str s, const char *lit);
+static inline sd_str mta_find(sd_str s, const char *lit)
+{
+	const char *q = s.p ? sd_memcasemem(s.p, s.n, lit, strlen(lit)) : NULL;
+
+	return q ? (sd_str){ q, s.n - (size_t)(q - s.p) } : SD_NULLSTR;
+}
+
 /* The part of s after the first lit; SD_NULLSTR if absent. */
-sd_str mta_after(sd_str s, const char *lit);
+static inline sd_str mta_after(sd_str s, const char *lit)
+{
+	sd_str f = mta_find(s, lit);
+
+	return f.p ? mta_skip(f, strlen(lit)) : SD_NULLSTR;
+}
+
 /* s cut before the first lit (s itself when absent). */
-sd_str mta_before(sd_str s, const char *lit);
-/* s without its first k bytes (k <= s.n). */
-sd_str mta_skip(sd_str s, size_t k);
+static inline sd_str mta_before(sd_str s, const char *lit)
+{
+	sd_str f = mta_find(s, lit);
+
+	return f.p ? (sd_str){ s.p, (size_t)(f.p - s.p) } : s;
+}
+
 /* Is the line blank (only spaces / tabs)? */
 int mta_blank(sd_str line);
 
 /* ---- headers of the bounce ---- */
 
 /* Raw value of a top-level header field, SD_NULLSTR when absent. */
-sd_str mta_hdr(const sd_ctx *c, const char *name);
+static inline sd_str mta_hdr(const sd_ctx *c, const char *name)
+{
+	return sd_part_header(c->top, name);
+}
+
 /* Does the field exist and contain lit? */
-int mta_hdr_has(const sd_ctx *c, const char *name, const char *lit);
+static inline int mta_hdr_has(const sd_ctx *c, const char *name, const char *lit)
+{
+	return mta_has(mta_hdr(c, name), lit);
+}
+
 /* Does the field value (leading blanks skipped) start with lit? */
-int mta_hdr_starts(const sd_ctx *c, const char *name, const char *lit);
+static inline int mta_hdr_starts(const sd_ctx *c, const char *name, const char *lit)
+{
+	sd_str v = mta_hdr(c, name);
+
+	return v.p && mta_starts(sd_trim(v), lit);
+}
+
 /* Does any Received field contain lit (ignoring case)? */
 int mta_received_has(const sd_ctx *c, const char *lit);
 /* The same, case-sensitive and faster: for software banners ("(qmail "). */

@@ -167,10 +167,12 @@ static size_t colon_at(sd_str line)
 int mta_dsn_read(sd_ctx *c, sd_str text)
 {
 	dsn_rd d = { c, c->nrcpt, NULL, 0, 0, 0, SD_NULLSTR, SD_NULLSTR };
-	size_t pos = 0, colon, next;
+	size_t colon;
+	sd_lines it;
 	sd_str line, more;
 
-	while (sd_next_line(text, &pos, &line)) {
+	sd_lines_init(&it, text, 0);
+	while (sd_lines_next(&it, &line)) {
 		if (mta_blank(line)) {
 			d.group++;
 			continue;
@@ -178,9 +180,11 @@ int mta_dsn_read(sd_ctx *c, sd_str text)
 		if (!(colon = colon_at(line)))
 			continue;
 		sd_str v = mta_skip(line, colon + 1);
-		for (next = pos; sd_next_line(text, &next, &more) && more.n &&
-				 (more.p[0] == ' ' || more.p[0] == '\t');)
-			pos = next, v.n = (size_t)(more.p + more.n - v.p);
+		/* folded lines (they start with a blank) continue the value */
+		while (it.pos < text.n && (text.p[it.pos] == ' ' || text.p[it.pos] == '\t')) {
+			sd_lines_next(&it, &more);
+			v.n = (size_t)(more.p + more.n - v.p);
+		}
 		field(&d, (sd_str){ line.p, colon }, v);
 	}
 	return finish(&d);

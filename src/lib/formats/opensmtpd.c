@@ -32,6 +32,8 @@ static const struct {
 	{ "No MX found for destination", SD_R_notaccept },
 };
 
+#define OSMTPD_START "    This is the MAILER-DAEMON, please DO NOT REPLY to this"
+
 static int is_opensmtpd(const sd_ctx *c)
 {
 	return mta_has(c->subject, "Delivery status notification") ||
@@ -73,9 +75,11 @@ int sd_fmt_opensmtpd(sd_ctx *c)
 	if (!is_opensmtpd(c))
 		return 0;
 	body = mta_body(c);
+	if (!mta_has(body, OSMTPD_START)) /* then no line starts with it: not ours */
+		return 0;
 	while (sd_next_line(body, &pos, &line)) {
 		if (!on) {
-			on = mta_starts(line, "    This is the MAILER-DAEMON, please DO NOT REPLY to this");
+			on = mta_starts(line, OSMTPD_START);
 			continue;
 		}
 		if (mta_starts(line, "    Below is a copy of the original message"))

@@ -40,38 +40,46 @@ void pv_weak_reason(sd_ctx *c, sd_rcpt *r, int reason)
 	r->reason = reason;
 }
 
-static int line_starts(sd_str s, size_t at, const char *mark)
+/* Offset of the first line of s that starts with mark (a line starts at 0 and
+ * after each line end, CRLF being one), or s.n: one search, not one compare
+ * per line. */
+static size_t line_with(sd_str s, const char *mark)
 {
-	size_t n = strlen(mark);
+	size_t n = strlen(mark), at = 0;
+	const char *q;
 
-	return s.n - at >= n && memcmp(s.p + at, mark, n) == 0;
+	while (at < s.n && (q = sd_memmem(s.p + at, s.n - at, mark, n)) != NULL) {
+		size_t k = (size_t)(q - s.p);
+		if (k == 0 || s.p[k - 1] == '\n' || (s.p[k - 1] == '\r' && s.p[k] != '\n'))
+			return k;
+		at = k + 1;
+	}
+	return s.n;
 }
 
 sd_str pv_cut(sd_str s, const char *const *marks)
 {
-	size_t pos = 0, start;
-	sd_str line;
+	size_t cut = s.n;
 
 	if (!s.p)
 		return s;
-	for (start = 0; sd_next_line(s, &pos, &line); start = pos)
-		for (int i = 0; marks[i]; i++)
-			if (line_starts(s, start, marks[i]))
-				return (sd_str){ s.p, start };
-	return s;
+	for (int i = 0; marks[i]; i++) {
+		size_t k = line_with(s, marks[i]);
+		if (k < cut)
+			cut = k;
+	}
+	return cut < s.n ? (sd_str){ s.p, cut } : s;
 }
 
 sd_str pv_after_line(sd_str s, const char *mark)
 {
-	size_t pos = 0, start;
+	size_t pos;
 	sd_str line;
 
-	if (!s.p)
+	if (!s.p || (pos = line_with(s, mark)) >= s.n)
 		return SD_NULLSTR;
-	for (start = 0; sd_next_line(s, &pos, &line); start = pos)
-		if (line_starts(s, start, mark))
-			return mta_skip(s, pos);
-	return SD_NULLSTR;
+	sd_next_line(s, &pos, &line);
+	return mta_skip(s, pos);
 }
 
 void pv_original(sd_ctx *c, sd_str body, const char *mark)

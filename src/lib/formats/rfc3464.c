@@ -258,12 +258,14 @@ static sd_str join_lead(sd_arena *a, sd_str lead, sd_str diag)
 	return dsn_join(a, lead, diag);
 }
 
-static void finish_codes(sd_arena *a, sd_rcpt *r, sd_str lead)
+/* lead_in_diag: the diagnostic starts with the lead (join_lead()), so no
+ * command found in the whole diagnostic can be in the lead either. */
+static void finish_codes(sd_arena *a, sd_rcpt *r, sd_str lead, int lead_in_diag)
 {
 	int rc, cls = r->status.n ? r->status.p[0] : 0;
 	const char *cmd = sd_vd_command_find(r->diagnostic.p, r->diagnostic.n);
 
-	if (!cmd[0])
+	if (!cmd[0] && !lead_in_diag)
 		cmd = sd_vd_command_find(lead.p, lead.n);
 	if (cmd[0])
 		r->command = (sd_str){ cmd, strlen(cmd) };
@@ -326,7 +328,7 @@ static void finish(dsn_state *s, sd_str lead)
 			r->date = s->arrival;
 		if (r->reason < 0 && s->xreason >= 0)
 			r->reason = s->xreason;
-		finish_codes(a, r, lead);
+		finish_codes(a, r, lead, s->nrec == 1);
 		if (!r->status.n) {
 			char st[SD_STATUS_MAX];
 			sd_vd_status_find(r->diagnostic.p, r->diagnostic.n, r->replycode.n ? r->replycode.p[0] : 0, st);
