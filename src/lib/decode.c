@@ -147,6 +147,12 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 		return rc;
 	}
 	c.top = &c.mime.parts[0];
+	if (c.top->nhdrs == 0) {
+		/* a 1-byte file, a log, a binary: no email at all, which is an error,
+		 * unlike a real email that is no bounce */
+		seterr(err, SMTPDIAG_EPARSE, "not an email: no header fields at the start");
+		return SMTPDIAG_EPARSE;
+	}
 	c.from = sd_part_header(c.top, "From");
 	c.subject = sd_part_header(c.top, "Subject");
 	c.date = sd_part_header(c.top, "Date");

@@ -50,6 +50,7 @@ cp samples/bounces/postfix-userunknown.eml "$TMP/in/good.eml"
 expect_exit 1 "errors are counted, the run goes on" -- "$BIN" decode --summary "$TMP/in" "$TMP/missing"
 expect_err "empty.eml: empty file" "empty file named"
 expect_err "missing: No such file" "missing path named"
+expect_err "tiny.eml: not an email" "a 1-byte file is an error, not a non-bounce"
 expect_out '^results: +1$' "the good file still decoded"
 n=$((n + 1))
 in=$(sed -n 's/^inputs: *//p' "$TMP/out"); b=$(sed -n 's/^  bounces: *//p' "$TMP/out")

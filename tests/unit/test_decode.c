@@ -117,15 +117,22 @@ static void test_line_ends(void **state)
 	free(cr);
 }
 
-/* Inputs that are no mail at all: no verdict, and no crash. */
+/* Inputs that are no mail at all are errors; mails that are no bounce give no
+ * verdict; neither crashes. */
 static void test_junk(void **state)
 {
-	static const char *const junk[] = { "x", "\n\n\n", "From: a@b\n\n", "Final-Recipient: rfc822;\n",
+	static const char *const notmail[] = { "x", "\n\n\n", "22\n", "hello world\nnot mail\n" };
+	static const char *const junk[] = { "From: a@b\n\n", "Final-Recipient: rfc822;\n",
 					    "Content-Type: multipart/report; boundary=x\n\n--x\n" };
 	smtpdiag_decoder *d = smtpdiag_decoder_new(SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION);
 	smtpdiag_error err;
 
 	(void)state;
+	for (size_t i = 0; i < sizeof(notmail) / sizeof(notmail[0]); i++) {
+		err.message[0] = '\0';
+		assert_int_equal(smtpdiag_decode(d, notmail[i], strlen(notmail[i]), NULL, &err), SMTPDIAG_EPARSE);
+		assert_non_null(strstr(err.message, "not an email"));
+	}
 	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++)
 		assert_true(smtpdiag_decode(d, junk[i], strlen(junk[i]), NULL, &err) == 0);
 	assert_int_equal(smtpdiag_decode(d, "", 0, NULL, &err), SMTPDIAG_EINVAL);
