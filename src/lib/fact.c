@@ -254,8 +254,39 @@ static const char *action_norm(sd_arena *a, sd_str v)
 	return cstr(a, v);
 }
 
-/* No status in the bounce: the class only ("5.0.0"), never a detail we would
- * have to invent. Empty for feedback, auto-replies, and soft "user unknown". */
+/* The registered status a reason implies, when the registry allows it in the
+ * class: "userunknown" in class 5 is 5.1.1. */
+static const char *implied_status(int reason, int cls)
+{
+	static const struct {
+		int reason;
+		const char *s5, *s4;
+	} map[] = {
+		{ SD_R_userunknown, "5.1.1", NULL },     { SD_R_hostunknown, "5.1.2", NULL },
+		{ SD_R_hasmoved, "5.1.6", NULL },        { SD_R_notaccept, "5.1.10", "4.1.10" },
+		{ SD_R_suspend, "5.2.1", "4.2.1" },      { SD_R_mailboxfull, NULL, "4.2.2" },
+		{ SD_R_emailtoolarge, "5.3.4", NULL },   { SD_R_systemfull, NULL, "4.3.1" },
+		{ SD_R_expired, NULL, "4.4.7" },         { SD_R_networkerror, "5.4.0", "4.4.0" },
+		{ SD_R_norelaying, "5.7.1", NULL },      { SD_R_blocked, "5.7.1", NULL },
+		{ SD_R_policyviolation, "5.7.1", NULL }, { SD_R_spamdetected, "5.7.1", NULL },
+		{ SD_R_virusdetected, "5.7.1", NULL },   { SD_R_securityerror, "5.7.0", "4.7.0" },
+		{ SD_R_authfailure, "5.7.26", "4.7.26" },{ SD_R_requireptr, "5.7.25", "4.7.25" },
+		{ SD_R_contenterror, "5.6.0", "4.6.0" }, { SD_R_syntaxerror, "5.5.2", NULL },
+		{ SD_R_failedstarttls, "5.7.10", "4.7.10" }, { SD_R_systemerror, "5.3.0", "4.3.0" },
+		{ SD_R_mailererror, "5.3.0", "4.3.0" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].reason == reason) {
+			const char *s = cls == 4 ? map[i].s4 : map[i].s5;
+			return s ? s : cls == 4 ? "4.0.0" : "5.0.0";
+		}
+	return cls == 4 ? "4.0.0" : "5.0.0";
+}
+
+/* No status in the bounce: the registered status the reason implies in the
+ * class the reply shows (X.0.0 when none fits), never an unregistered code.
+ * Empty for feedback, auto-replies, and soft "user unknown". */
 static const char *class_status(const fact_work *w, int reason)
 {
 	char buf[5];
@@ -270,7 +301,7 @@ static const char *class_status(const fact_work *w, int reason)
 		temp = sd_vd_is_temporary(w->diag.p, w->diag.n);
 	if (temp && (reason == SD_R_userunknown || reason == SD_R_hostunknown || reason == SD_R_hasmoved))
 		return "";
-	return temp ? "4.0.0" : "5.0.0";
+	return implied_status(reason, temp ? 4 : 5);
 }
 
 /* Keep the reply code only when its class agrees with the status. */
