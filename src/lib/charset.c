@@ -155,30 +155,6 @@ size_t sd_qp_decode(char *out, size_t outcap, const char *in, size_t n, int head
 
 /* ---- UTF-8 ---- */
 
-/* Length of a valid UTF-8 sequence at s (2-4 bytes), or 0. s[0] >= 0x80. */
-static size_t utf8_multi(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len, i;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
-	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
-		return 0;
-	return len;
-}
 
 /* Length of the valid UTF-8 prefix of s. */
 static size_t utf8_prefix(const char *p, size_t n)
@@ -199,7 +175,7 @@ static size_t utf8_prefix(const char *p, size_t n)
 			i++;
 			continue;
 		}
-		k = utf8_multi(s + i, n - i);
+		k = sd_utf8_len(s + i, n - i);
 		if (!k)
 			return i;
 		i += k;

@@ -108,8 +108,7 @@ const char *sd_buf_cstr(sd_buf *b)
 	return b->data ? b->data : "";
 }
 
-/* Length of a valid UTF-8 sequence at p (1-4), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
+size_t sd_utf8_len(const unsigned char *p, size_t n)
 {
 	size_t len, i;
 	unsigned c = p[0];
@@ -206,7 +205,7 @@ void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
 			break;
 		if (s[i] < 0x80) {
 			o += json_escape(o, s[i++]);
-		} else if ((k = utf8_seq(s + i, n - i)) != 0) {
+		} else if ((k = sd_utf8_len(s + i, n - i)) != 0) {
 			memcpy(o, s + i, k);
 			o += k;
 			i += k;

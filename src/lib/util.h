@@ -37,6 +37,9 @@ void sd_buf_putc(sd_buf *b, char c);
 void sd_buf_printf(sd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sd_buf_put_int(sd_buf *b, long long v); /* decimal, as printf("%lld") */
 const char *sd_buf_cstr(sd_buf *b);
+/* Length of the valid UTF-8 sequence at p (1-4 bytes; 1 for ASCII), or 0 when
+ * the bytes there are no valid UTF-8 (overlong, surrogate, truncated, > U+10FFFF). */
+size_t sd_utf8_len(const unsigned char *p, size_t n);
 /* JSON: a quoted, escaped string; invalid UTF-8 bytes become U+FFFD. */
 void sd_buf_json_str(sd_buf *b, const char *p, size_t n);
 void sd_buf_json_cstr(sd_buf *b, const char *s); /* NULL -> "" */
