@@ -44,10 +44,9 @@ static int month_at(dt_cur *c)
 	return -1;
 }
 
-/* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
-static long days_from_civil(long y, int m, int d)
+int64_t sd_days_from_civil(int64_t y, int m, int d)
 {
-	long era, yoe, doy, doe;
+	int64_t era, yoe, doy, doe;
 
 	y -= m <= 2;
 	era = (y >= 0 ? y : y - 399) / 400;
@@ -193,7 +192,7 @@ int sd_date_parse(sd_str s, int64_t *t, int *tzmin)
 	}
 	if (d < 1 || d > 31 || y < 1970 || y > 9999)
 		return 0;
-	*t = (int64_t)days_from_civil(y, mo + 1, (int)d) * 86400 + h * 3600 + mi * 60 + sec - (int64_t)z * 60;
+	*t = (int64_t)sd_days_from_civil(y, mo + 1, (int)d) * 86400 + h * 3600 + mi * 60 + sec - (int64_t)z * 60;
 	*tzmin = z;
 	return 1;
 }

@@ -5,6 +5,7 @@
  * the same reason decision (verdict.h) on the same kind of text. Sent lines
  * need no reason scan; only failures go through the classifier. */
 #include "scan.h"
+#include "datetime.h"
 #include "classify.h"
 #include "explain.h"
 #include "reply.h"
@@ -102,18 +103,6 @@ const smtpdiag_logrec *smtpdiag_scanner_rec(const smtpdiag_scanner *s, size_t i)
 
 /* ---- time ---- */
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant's algorithm). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
 
 /* Offset (seconds east) of local time at the wall-clock time w (local time
  * counted as if it were UTC). One lookup per hour of log. */
@@ -149,7 +138,7 @@ static void tz_text(long off, char out[6])
 static int64_t line_time(smtpdiag_scanner *s, const sd_logtime *t, char tz[6])
 {
 	int year = t->has_year ? t->year : (t->mon > s->ref_mon ? s->ref_year - 1 : s->ref_year);
-	int64_t w = days_from_civil(year, t->mon, t->day) * 86400 + t->hour * 3600 + t->min * 60 + t->sec;
+	int64_t w = sd_days_from_civil(year, t->mon, t->day) * 86400 + t->hour * 3600 + t->min * 60 + t->sec;
 	long off;
 
 	if (t->has_off)
