@@ -205,24 +205,13 @@ static const char *domain_of(const char *addr)
 	return at ? at + 1 : "";
 }
 
-static const char *lower_copy(sd_arena *a, sd_str s)
-{
-	char *d = sd_arena_alloc(a, s.n + 1);
-
-	if (!d)
-		return NULL;
-	for (size_t i = 0; i < s.n; i++)
-		d[i] = (char)sd_tolower((unsigned char)s.p[i]);
-	d[s.n] = 0;
-	return d;
-}
 
 static int decide(fact_work *w, smtpdiag_fact *f)
 {
 	sd_vd_in in;
 
 	memset(&in, 0, sizeof(in));
-	in.lc = lower_copy(w->c->a, w->diag);
+	in.lc = sd_arena_strndup_lower(w->c->a, w->diag);
 	if (!in.lc)
 		w->diag.n = 0;
 	in.reason = w->r->reason;

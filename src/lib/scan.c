@@ -218,17 +218,6 @@ typedef struct rec_work {
 	int cls;                      /* 2, 4 or 5: what the failure is */
 } rec_work;
 
-static const char *lower_copy(sd_arena *a, sd_str v)
-{
-	char *d = sd_arena_alloc(a, v.n + 1);
-
-	if (!d)
-		return NULL;
-	for (size_t i = 0; i < v.n; i++)
-		d[i] = (char)sd_tolower((unsigned char)v.p[i]);
-	d[v.n] = 0;
-	return d;
-}
 
 /* The reason, the way decode decides it for the same reply. */
 static int reason_of(smtpdiag_scanner *s, const sd_lograw *r, const rec_work *w,
@@ -246,7 +235,7 @@ static int reason_of(smtpdiag_scanner *s, const sd_lograw *r, const rec_work *w,
 	in.status = o->status;
 	in.replycode = w->rc;
 	in.diag = w->diag.n ? w->diag.p : "";
-	in.lc = lower_copy(&s->arena, w->diag);
+	in.lc = sd_arena_strndup_lower(&s->arena, w->diag);
 	in.diagn = in.lc ? w->diag.n : 0;
 	in.diagtype = r->local ? "X-UNIX" : r->reply.n ? "SMTP" : "";
 	in.command = o->command;

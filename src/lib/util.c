@@ -283,6 +283,18 @@ char *sd_arena_strndup(sd_arena *a, const char *p, size_t n)
 	return s;
 }
 
+char *sd_arena_strndup_lower(sd_arena *a, sd_str s)
+{
+	char *d = sd_arena_alloc(a, s.n + 1);
+
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < s.n; i++)
+		d[i] = (char)sd_tolower((unsigned char)s.p[i]);
+	d[s.n] = '\0';
+	return d;
+}
+
 void sd_arena_reset(sd_arena *a)
 {
 	sd_chunk *c = a->head, *next;

@@ -56,6 +56,7 @@ typedef struct sd_arena {
 void sd_arena_init(sd_arena *a);
 void *sd_arena_alloc(sd_arena *a, size_t n); /* NULL on OOM or limit */
 char *sd_arena_strndup(sd_arena *a, const char *p, size_t n); /* NUL-terminated copy */
+char *sd_arena_strndup_lower(sd_arena *a, sd_str s);          /* the same, ASCII lowercased */
 void sd_arena_reset(sd_arena *a); /* keeps the first chunk */
 void sd_arena_free(sd_arena *a);
 
