@@ -186,9 +186,6 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 /* ---- JSON ---- */
 
 /* Each key is written with its punctuation as one literal: ",\"alias\":". */
-#define JKEY(b, key) sd_buf_put((b), ",\"" key "\":", sizeof(",\"" key "\":") - 1)
-#define JS(b, key, v) (JKEY(b, key), sd_buf_json_cstr((b), (v)))
-#define JBOOL(b, key, v) (JKEY(b, key), (v) ? sd_buf_put((b), "true", 4) : sd_buf_put((b), "false", 5))
 
 void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out)
 {
@@ -196,35 +193,35 @@ void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out)
 
 	sd_buf_put(b, "{\"action\":", 10);
 	sd_buf_json_cstr(b, f->action);
-	JS(b, "addresser", f->addresser);
-	JS(b, "alias", f->alias);
-	JS(b, "decodedby", f->decodedby);
-	JS(b, "deliverystatus", f->deliverystatus);
-	JS(b, "destination", f->destination);
-	JS(b, "diagnosticcode", f->diagnosticcode);
-	JS(b, "diagnostictype", f->diagnostictype);
-	JS(b, "feedbackid", f->feedbackid);
-	JS(b, "feedbacktype", f->feedbacktype);
-	JBOOL(b, "hardbounce", f->hardbounce);
-	JS(b, "lhost", f->lhost);
-	JS(b, "listid", f->listid);
-	JS(b, "messageid", f->messageid);
-	JS(b, "origin", f->origin);
-	JS(b, "reason", f->reason);
-	JS(b, "recipient", f->recipient);
-	JS(b, "replycode", f->replycode);
-	JS(b, "rhost", f->rhost);
-	JS(b, "command", f->command);
-	JS(b, "senderdomain", f->senderdomain);
-	JS(b, "subject", f->subject);
-	JKEY(b, "timestamp");
+	SD_JSTR(b, "addresser", f->addresser);
+	SD_JSTR(b, "alias", f->alias);
+	SD_JSTR(b, "decodedby", f->decodedby);
+	SD_JSTR(b, "deliverystatus", f->deliverystatus);
+	SD_JSTR(b, "destination", f->destination);
+	SD_JSTR(b, "diagnosticcode", f->diagnosticcode);
+	SD_JSTR(b, "diagnostictype", f->diagnostictype);
+	SD_JSTR(b, "feedbackid", f->feedbackid);
+	SD_JSTR(b, "feedbacktype", f->feedbacktype);
+	SD_JBOOL(b, "hardbounce", f->hardbounce);
+	SD_JSTR(b, "lhost", f->lhost);
+	SD_JSTR(b, "listid", f->listid);
+	SD_JSTR(b, "messageid", f->messageid);
+	SD_JSTR(b, "origin", f->origin);
+	SD_JSTR(b, "reason", f->reason);
+	SD_JSTR(b, "recipient", f->recipient);
+	SD_JSTR(b, "replycode", f->replycode);
+	SD_JSTR(b, "rhost", f->rhost);
+	SD_JSTR(b, "command", f->command);
+	SD_JSTR(b, "senderdomain", f->senderdomain);
+	SD_JSTR(b, "subject", f->subject);
+	SD_JKEY(b, "timestamp");
 	sd_buf_put_int(b, (long long)f->timestamp);
-	JS(b, "timezoneoffset", f->timezoneoffset);
-	JS(b, "token", f->token);
-	JBOOL(b, "retry", f->retry);
-	JKEY(b, "issues");
+	SD_JSTR(b, "timezoneoffset", f->timezoneoffset);
+	SD_JSTR(b, "token", f->token);
+	SD_JBOOL(b, "retry", f->retry);
+	SD_JKEY(b, "issues");
 	smtpdiag_issues_json(f->issues, out);
-	JS(b, "advice", f->advice);
+	SD_JSTR(b, "advice", f->advice);
 	sd_buf_putc(b, '}');
 }
 

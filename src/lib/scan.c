@@ -444,93 +444,39 @@ int smtpdiag_scan_line(smtpdiag_scanner *s, const char *p, size_t n)
 
 /* ---- JSON ---- */
 
-static void raw(sd_buf *b, const char *p, size_t n)
-{
-	if (!b->oom && b->cap - b->len > n) {
-		memcpy(b->data + b->len, p, n);
-		b->len += n;
-		b->data[b->len] = 0;
-		return;
-	}
-	sd_buf_put(b, p, n);
-}
-
-/* A JSON string: printable ASCII other than '"' and '\\' is copied as it is
- * (one pass that also finds the end); anything else takes the escaping path. */
-static void json_str(sd_buf *b, const char *v)
-{
-	size_t n = 0;
-	unsigned char c;
-
-	while ((c = (unsigned char)v[n]) >= 0x20 && c < 0x7f && c != '"' && c != '\\')
-		n++;
-	if (c) {
-		sd_buf_json_str(b, v, n + strlen(v + n));
-		return;
-	}
-	if (sd_buf_reserve(b, n + 2) < 0)
-		return;
-	b->data[b->len++] = '"';
-	memcpy(b->data + b->len, v, n);
-	b->len += n;
-	b->data[b->len++] = '"';
-	b->data[b->len] = 0;
-}
-
-static void put_i64(sd_buf *b, int64_t v)
-{
-	char tmp[24];
-	size_t i = sizeof(tmp);
-	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-
-	do {
-		tmp[--i] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		tmp[--i] = '-';
-	raw(b, tmp + i, sizeof(tmp) - i);
-}
-
-/* ,"k": with the key's length known at compile time */
-#define KEY(b, k) raw((b), ",\"" k "\":", sizeof(k) + 3)
-#define STR(b, k, v) (KEY(b, k), json_str((b), (v)))
-
 void smtpdiag_logrec_json(const smtpdiag_logrec *r, smtpdiag_buf *out)
 {
 	sd_buf *b = (sd_buf *)out;
 
 	if (!r || !b || sd_buf_reserve(b, 640 + strlen(r->diagnosticcode) * 2) < 0)
 		return;
-	raw(b, "{\"timestamp\":", 13);
-	put_i64(b, r->timestamp);
-	STR(b, "timezoneoffset", r->timezoneoffset);
-	STR(b, "host", r->host);
-	STR(b, "program", r->program);
-	STR(b, "format", r->format);
-	STR(b, "queueid", r->queueid);
-	STR(b, "recipient", r->recipient);
-	STR(b, "orig_recipient", r->orig_recipient);
-	STR(b, "sender", r->sender);
-	STR(b, "relay", r->relay);
-	STR(b, "action", r->action);
-	STR(b, "replycode", r->replycode);
-	STR(b, "status", r->status);
-	STR(b, "dsn", r->dsn);
-	STR(b, "diagnosticcode", r->diagnosticcode);
-	STR(b, "command", r->command);
-	KEY(b, "delay");
+	sd_buf_put(b, "{\"timestamp\":", 13);
+	sd_buf_put_int(b, r->timestamp);
+	SD_JSTR(b, "timezoneoffset", r->timezoneoffset);
+	SD_JSTR(b, "host", r->host);
+	SD_JSTR(b, "program", r->program);
+	SD_JSTR(b, "format", r->format);
+	SD_JSTR(b, "queueid", r->queueid);
+	SD_JSTR(b, "recipient", r->recipient);
+	SD_JSTR(b, "orig_recipient", r->orig_recipient);
+	SD_JSTR(b, "sender", r->sender);
+	SD_JSTR(b, "relay", r->relay);
+	SD_JSTR(b, "action", r->action);
+	SD_JSTR(b, "replycode", r->replycode);
+	SD_JSTR(b, "status", r->status);
+	SD_JSTR(b, "dsn", r->dsn);
+	SD_JSTR(b, "diagnosticcode", r->diagnosticcode);
+	SD_JSTR(b, "command", r->command);
+	SD_JKEY(b, "delay");
 	if (r->delay >= 0)
-		put_i64(b, r->delay);
+		sd_buf_put_int(b, r->delay);
 	else
-		raw(b, "null", 4);
-	STR(b, "reason", r->reason);
-	KEY(b, "hardbounce");
-	raw(b, r->hardbounce ? "true" : "false", r->hardbounce ? 4 : 5);
-	KEY(b, "retry");
-	raw(b, r->retry ? "true" : "false", r->retry ? 4 : 5);
-	KEY(b, "issues");
+		sd_buf_put(b, "null", 4);
+	SD_JSTR(b, "reason", r->reason);
+	SD_JBOOL(b, "hardbounce", r->hardbounce);
+	SD_JBOOL(b, "retry", r->retry);
+	SD_JKEY(b, "issues");
 	smtpdiag_issues_json(r->issues, out);
-	STR(b, "advice", r->advice);
+	SD_JSTR(b, "advice", r->advice);
 	sd_buf_putc(b, '}');
 }

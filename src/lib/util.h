@@ -36,6 +36,11 @@ void sd_buf_puts(sd_buf *b, const char *s);
 void sd_buf_putc(sd_buf *b, char c);
 void sd_buf_printf(sd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sd_buf_put_int(sd_buf *b, long long v); /* decimal, as printf("%lld") */
+/* Members of a JSON object that is already open: ,"key": then the value. The
+ * key is a string literal, so its length is known at compile time. */
+#define SD_JKEY(b, key) sd_buf_put((b), ",\"" key "\":", sizeof(",\"" key "\":") - 1)
+#define SD_JSTR(b, key, v) (SD_JKEY(b, key), sd_buf_json_cstr((b), (v)))
+#define SD_JBOOL(b, key, v) (SD_JKEY(b, key), (v) ? sd_buf_put((b), "true", 4) : sd_buf_put((b), "false", 5))
 const char *sd_buf_cstr(sd_buf *b);
 /* Length of the valid UTF-8 sequence at p (1-4 bytes; 1 for ASCII), or 0 when
  * the bytes there are no valid UTF-8 (overlong, surrogate, truncated, > U+10FFFF). */
