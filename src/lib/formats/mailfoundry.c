@@ -38,9 +38,5 @@ int sd_fmt_mailfoundry(sd_ctx *c)
 			r->diagnostic = mta_join(c->a, r->diagnostic, line);
 		}
 	}
-	for (size_t i = first; i < c->nrcpt; i++) {
-		c->rcpts[i].diagnostic = mta_squeeze(c->a, c->rcpts[i].diagnostic);
-		c->rcpts[i].command = mta_command(c->rcpts[i].diagnostic);
-	}
-	return (int)(c->nrcpt - first);
+	return mta_finish(c, first);
 }

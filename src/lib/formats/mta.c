@@ -353,3 +353,12 @@ size_t mta_angle_blocks(sd_ctx *c, sd_str body, const char *const *starts, const
 	}
 	return body.n;
 }
+
+int mta_finish(sd_ctx *c, size_t first)
+{
+	for (size_t i = first; i < c->nrcpt; i++) {
+		c->rcpts[i].diagnostic = mta_squeeze(c->a, c->rcpts[i].diagnostic);
+		c->rcpts[i].command = mta_command(c->rcpts[i].diagnostic);
+	}
+	return (int)(c->nrcpt - first);
+}

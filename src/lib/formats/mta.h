@@ -137,6 +137,10 @@ int mta_is_addr(sd_str s);
 /* SMTP command named in a text ("in reply to RCPT TO command", "after RCPT TO",
  * ">>> DATA", "end of data"); SD_NULLSTR if none. The result is a literal. */
 sd_str mta_command(sd_str s);
+/* Close the records a module added from index first on: squeeze each
+ * diagnostic's white space and take the SMTP command it names. Returns how
+ * many records the module added. */
+int mta_finish(sd_ctx *c, size_t first);
 /* Command at the start of a line like "RCPT TO:<..>" or "MAIL FROM:"; literal. */
 sd_str mta_command_word(sd_str s);
 
