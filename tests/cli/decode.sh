@@ -72,6 +72,14 @@ expect_out '"reason":"userunknown"' "same verdict with CR"
 expect_exit 0 "CRLF line ends" -- "$BIN" decode "$TMP/crlf.eml"
 expect_out '"reason":"userunknown"' "same verdict with CRLF"
 
+d="$TMP/deep"
+for i in $(seq 1 34); do d="$d/d"; done
+mkdir -p "$d" && cp samples/bounces/postfix-userunknown.eml "$d/x.eml"
+expect_exit 1 "directories nested past the limit" -- "$BIN" decode "$TMP/deep"
+expect_err "deeper than 32 levels" "the depth limit is named"
+expect_exit 1 "a device is no input" -- "$BIN" decode /dev/null
+expect_err "/dev/null: not a regular file or directory" "why it was refused"
+
 expect_exit 2 "no input" -- "$BIN" decode
 expect_exit 2 "bad format" -- "$BIN" decode --format xml samples
 expect_exit 2 "unknown option" -- "$BIN" decode --bogus samples
