@@ -437,17 +437,26 @@ static smtpdiag_faq *faq_of(explain_obj *o, const sd_kb_entry *en, size_t *n)
 	return f;
 }
 
+/* The reason a reply text states, by the rules' priority order; -1 for none. */
+static int text_reason(sd_str t)
+{
+	sd_classifier *c;
+	int r = -1;
+
+	if (t.n && (c = sd_classifier_new()) != NULL) {
+		r = sd_reason_pick(sd_classify_scan(c, t.p, t.n));
+		sd_classifier_free(c);
+	}
+	return r;
+}
+
 static int decide_reason(const query *q, smtpdiag_class k)
 {
 	int r = q->reason;
-	sd_classifier *c;
 
 	if (r >= 0)
 		return r;
-	if (q->text.n && (c = sd_classifier_new()) != NULL) {
-		r = sd_reason_pick(sd_classify_scan(c, q->text.p, q->text.n));
-		sd_classifier_free(c);
-	}
+	r = text_reason(q->text);
 	if (r < 0 && q->st.text[0] && q->st.text[0] != 'X')
 		r = sd_reason_from_status(q->st.text);
 	/* X.3.1 names the mail system's storage (RFC 3463 3.4), not a mailbox quota:
@@ -604,9 +613,7 @@ int smtpdiag_explain(const char *p, size_t len, int mode, smtpdiag_explanation *
 	else
 		rc = parse_file_query(o, (sd_str){ p, len }, &q);
 	if (rc == 0 && mode != SMTPDIAG_EXPLAIN_CODE && !q.replycode && !q.st.text[0] && q.reason < 0) {
-		sd_classifier *c = sd_classifier_new();
-		q.reason = c ? sd_reason_pick(sd_classify_scan(c, q.text.p, q.text.n)) : -1;
-		sd_classifier_free(c);
+		q.reason = text_reason(q.text); /* kept: decide_reason will not scan again */
 		if (q.reason < 0) {
 			seterr(err, SMTPDIAG_ENOTFOUND, "no SMTP reply code, enhanced status or known failure text found");
 			rc = SMTPDIAG_ENOTFOUND;
