@@ -25,7 +25,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs libhs zlib 2>/dev/null || echo -lhs -lz) -ldl
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
 
-LIB_SRC   = $(sort $(wildcard src/lib/*.c src/lib/formats/*.c))
+LIB_SRC   = $(sort $(shell find src/lib -name "*.c"))
 GEN_SRC   = $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_SRC:.c=.o)
 CLI_SRC   = $(sort $(wildcard src/cli/*.c src/httpd/*.c))

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/lib/mbox.h"
+#include "mime/mbox.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/lib/mime.h"
+#include "mime/mime.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "reply.h"
+#include "smtp/reply.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

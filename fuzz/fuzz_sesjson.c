@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "formats/sesjson.h"
+#include "decode/formats/sesjson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -69,6 +69,13 @@ typedef struct smtpdiag_buf {
 } smtpdiag_buf;
 
 void smtpdiag_buf_free(smtpdiag_buf *b);
+/* Append n bytes of p; printf-formatted text; p as one JSON string (quoted,
+ * escaped, invalid UTF-8 as U+FFFD). After a failed allocation b->oom is set
+ * and later appends do nothing. */
+void smtpdiag_buf_append(smtpdiag_buf *b, const char *p, size_t n);
+void smtpdiag_buf_printf(smtpdiag_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void smtpdiag_buf_json(smtpdiag_buf *b, const char *p, size_t n);
 
 /* ---- Codes ---- */
 
@@ -243,6 +250,8 @@ const char *smtpdiag_reason_meaning(const char *reason); /* NULL if unknown */
 int smtpdiag_mbox_detect(const char *p, size_t len);
 int smtpdiag_mbox_next(const char *p, size_t len, size_t *pos,
 		       const char **msg, size_t *msglen);
+/* The largest message smtpdiag_decode() takes (larger: SMTPDIAG_ELIMIT). */
+#define SMTPDIAG_MAX_MESSAGE (64u << 20)
 
 /* ---- scan ----
  * Delivery attempts read from MTA log lines: Postfix (smtp, lmtp, local,

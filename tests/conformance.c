@@ -22,7 +22,7 @@
  *      build/libsmtpdiag.a -lhs -lz -lstdc++ -lm -o build/tests/conformance
  */
 #include "smtpdiag.h"
-#include "mbox.h"
+#include "mime/mbox.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -19,8 +19,6 @@
 
 #include "input.h"
 #include "cli.h"
-#include "../lib/mbox.h"
-#include "../lib/sd_limits.h"
 
 #define MAX_DEPTH 32
 #define STDIN_CHUNK ((size_t)1 << 20) /* read standard input 1 MiB at a time */
@@ -33,22 +31,20 @@
 static void walk_mbox(const input_walker *w, const char *path, const char *p, size_t n,
 		      size_t from, unsigned long base)
 {
-	sd_mbox_iter it;
-	sd_str m;
+	const char *m;
+	size_t mn, pos = from, released = 0;
+	unsigned long index = 0;
 	char origin[ORIGIN_MAX];
-	size_t released = 0;
 	long page = sysconf(_SC_PAGESIZE);
 
-	sd_mbox_init(&it, p, n);
-	it.pos = from;
-	while (sd_mbox_next(&it, &m)) {
-		snprintf(origin, sizeof(origin), "%s:%lu", path, base + it.index);
-		if (m.n == 0)
+	while (smtpdiag_mbox_next(p, n, &pos, &m, &mn)) {
+		snprintf(origin, sizeof(origin), "%s:%lu", path, base + ++index);
+		if (mn == 0)
 			w->on_err(w->ctx, origin, "empty message in mbox");
 		else
-			w->on_msg(w->ctx, origin, m.p, m.n);
+			w->on_msg(w->ctx, origin, m, mn);
 		/* give back what is behind us */
-		size_t done = (size_t)(m.p - p);
+		size_t done = (size_t)(m - p);
 		if (page > 0 && done - released >= RELEASE_EVERY) {
 			size_t to = done & ~((size_t)page - 1);
 			madvise((void *)(p + released), to - released, MADV_DONTNEED);
@@ -63,7 +59,7 @@ static void walk_buffer(const input_walker *w, const char *path, const char *p, 
 		w->on_err(w->ctx, path, "empty file");
 		return;
 	}
-	if (sd_mbox_detect(p, n))
+	if (smtpdiag_mbox_detect(p, n))
 		walk_mbox(w, path, p, n, 0, 0);
 	else
 		w->on_msg(w->ctx, path, p, n);
@@ -119,25 +115,25 @@ static int reader_fill(reader *r, size_t want)
  * down for want of the bytes that follow the buffer. */
 static void reader_split(const input_walker *w, reader *r)
 {
-	sd_mbox_iter it;
-	sd_str m;
-	size_t keep = 0, at = 0;
+	const char *m;
+	size_t mn, keep = 0, at = 0, pos = 0;
+	unsigned long index = 0;
 	char origin[ORIGIN_MAX];
 
-	sd_mbox_init(&it, r->buf, r->len);
-	while ((at = it.pos, sd_mbox_next(&it, &m))) {
-		if (!r->eof && it.pos >= r->len) {
+	while ((at = pos, smtpdiag_mbox_next(r->buf, r->len, &pos, &m, &mn))) {
+		index++;
+		if (!r->eof && pos >= r->len) {
 			keep = at; /* the last message may go on in the next read */
 			break;
 		}
-		snprintf(origin, sizeof(origin), "%s:%lu", r->name, r->base + it.index);
-		if (m.n == 0)
+		snprintf(origin, sizeof(origin), "%s:%lu", r->name, r->base + index);
+		if (mn == 0)
 			w->on_err(w->ctx, origin, "empty message in mbox");
 		else
-			w->on_msg(w->ctx, origin, m.p, m.n);
+			w->on_msg(w->ctx, origin, m, mn);
 		keep = r->len;
 	}
-	r->base += it.index ? it.index - (keep < r->len) : 0;
+	r->base += index ? index - (keep < r->len) : 0;
 	memmove(r->buf, r->buf + keep, r->len - keep);
 	r->len -= keep;
 	r->off += keep;
@@ -199,7 +195,7 @@ static void walk_file(const input_walker *w, const char *path, const struct stat
 		w->on_err(w->ctx, path, strerror(errno));
 	} else if (r.len >= size || r.eof) {
 		walk_buffer(w, path, r.buf, r.len < size ? r.len : size); /* the whole file */
-	} else if (sd_mbox_detect(r.buf, r.len)) {
+	} else if (smtpdiag_mbox_detect(r.buf, r.len)) {
 		stream_file(w, &r, size);
 	} else if ((map = map_file(w, path, r.fd, size)) != NULL) {
 		walk_buffer(w, path, map, size);
@@ -287,7 +283,7 @@ static void stream_stdin(const input_walker *w, reader *r)
 		reader_split(w, r);
 		if (r->eof)
 			return;
-		if (r->len > SD_MAX_MESSAGE + (size_t)(1 << 20)) {
+		if (r->len > SMTPDIAG_MAX_MESSAGE + (size_t)(1 << 20)) {
 			w->on_err(w->ctx, "-", "an mbox message on standard input is larger than 64 MiB; stopped reading");
 			return;
 		}
@@ -310,16 +306,16 @@ static void walk_stdin(const input_walker *w)
 		w->on_err(w->ctx, "-", strerror(errno));
 	} else if (r.len == 0) {
 		w->on_err(w->ctx, "-", "empty input");
-	} else if (sd_mbox_detect(r.buf, r.len)) {
+	} else if (smtpdiag_mbox_detect(r.buf, r.len)) {
 		stream_stdin(w, &r);
 	} else {
 		ssize_t n = r.eof ? 0 : 1;
-		while (n > 0 && r.len <= SD_MAX_MESSAGE)
+		while (n > 0 && r.len <= SMTPDIAG_MAX_MESSAGE)
 			n = fill(0, &r.buf, &r.len, &r.cap, STDIN_CHUNK);
 		if (n < 0)
 			w->on_err(w->ctx, "-", strerror(errno));
-		else if (r.len > SD_MAX_MESSAGE)
-			w->on_err(w->ctx, "-", "message on standard input larger than 64 MiB (SD_MAX_MESSAGE)");
+		else if (r.len > SMTPDIAG_MAX_MESSAGE)
+			w->on_err(w->ctx, "-", "message on standard input larger than 64 MiB (SMTPDIAG_MAX_MESSAGE)");
 		else
 			w->on_msg(w->ctx, "-", r.buf, r.len);
 	}

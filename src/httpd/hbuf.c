@@ -1,6 +1,5 @@
-/* hbuf.c - appending to smtpdiag_buf: raw, HTML-escaped, URL-encoded, JSON; form fields.
- * Same layout as the library's writers (realloc'ed, NUL-terminated, sticky oom),
- * so the library's JSON and ours can share one buffer. */
+/* hbuf.c - HTML-escaped and URL-encoded text into a smtpdiag_buf, and form fields.
+ * The buffer and its raw, printf and JSON writers are the library's. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,61 +7,15 @@
 
 #include "httpd_int.h"
 
-static int reserve(smtpdiag_buf *b, size_t extra)
-{
-	size_t need, ncap;
-	char *p;
-
-	if (b->oom)
-		return -1;
-	if (extra > SIZE_MAX / 4 - b->len)
-		goto fail;
-	need = b->len + extra + 1;
-	if (need <= b->cap)
-		return 0;
-	ncap = b->cap ? b->cap : 1024;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(b->data, ncap);
-	if (!p)
-		goto fail;
-	b->data = p;
-	b->cap = ncap;
-	return 0;
-fail:
-	b->oom = 1;
-	return -1;
-}
-
 void hb_put(smtpdiag_buf *b, const char *p, size_t n)
 {
-	if (!n || reserve(b, n) < 0)
-		return;
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-	b->data[b->len] = '\0';
+	smtpdiag_buf_append(b, p, n);
 }
 
 void hb_puts(smtpdiag_buf *b, const char *s)
 {
 	if (s)
-		hb_put(b, s, strlen(s));
-}
-
-void hb_printf(smtpdiag_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n <= 0 || reserve(b, (size_t)n) < 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
+		smtpdiag_buf_append(b, s, strlen(s));
 }
 
 /* Escapes for the five characters that matter in text and quoted attributes. */
@@ -118,19 +71,7 @@ void hb_url(smtpdiag_buf *b, const char *s)
 
 void hb_json(smtpdiag_buf *b, const char *s)
 {
-	hb_put(b, "\"", 1);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
-			hb_put(b, e, 2);
-		} else if (c < 0x20 || c == 0x7f) {
-			hb_printf(b, "\\u%04x", c);
-		} else {
-			hb_put(b, (const char *)&c, 1);
-		}
-	}
-	hb_put(b, "\"", 1);
+	smtpdiag_buf_json(b, s, s ? strlen(s) : 0);
 }
 
 static int hexval(int c)

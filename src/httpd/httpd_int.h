@@ -40,7 +40,6 @@ typedef struct hreq {
 /* ---- buffers (hbuf.c): appenders over smtpdiag_buf; oom is sticky ---- */
 void hb_put(smtpdiag_buf *b, const char *p, size_t n);
 void hb_puts(smtpdiag_buf *b, const char *s);
-void hb_printf(smtpdiag_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void hb_html(smtpdiag_buf *b, const char *p, size_t n); /* HTML-escaped text */
 void hb_htmls(smtpdiag_buf *b, const char *s);
 void hb_url(smtpdiag_buf *b, const char *s);            /* percent-encoded component */

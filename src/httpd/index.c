@@ -144,12 +144,12 @@ static void filter_links(smtpdiag_buf *b, const char *q, unsigned on)
 
 	hb_puts(b, "<nav class=\"filters\" aria-label=\"Filters\">");
 	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++) {
-		hb_printf(b, "<a href=\"/?f=%s", fl[i].f);
+		smtpdiag_buf_printf(b, "<a href=\"/?f=%s", fl[i].f);
 		if (q && *q) {
 			hb_puts(b, "&amp;q=");
 			hb_url(b, q);
 		}
-		hb_printf(b, "\"%s>%s</a>", on == fl[i].bit ? " class=\"on\" aria-current=\"page\"" : "", fl[i].label);
+		smtpdiag_buf_printf(b, "\"%s>%s</a>", on == fl[i].bit ? " class=\"on\" aria-current=\"page\"" : "", fl[i].label);
 	}
 	hb_puts(b, "</nav>\n");
 }
@@ -178,7 +178,7 @@ static void code_callout(smtpdiag_buf *b, const char *q)
 
 	if (!q || !*q || strlen(q) > 24 || smtpdiag_explain(q, strlen(q), SMTPDIAG_EXPLAIN_CODE, &e, &err) < 0)
 		return;
-	hb_printf(b, "<p class=\"box %s\">Explain ", smtpdiag_class_name(e->klass));
+	smtpdiag_buf_printf(b, "<p class=\"box %s\">Explain ", smtpdiag_class_name(e->klass));
 	link_code(b, q);
 	hb_puts(b, ": ");
 	hb_htmls(b, e->title);
@@ -220,11 +220,11 @@ static void groups_html(smtpdiag_buf *b, const char *q, unsigned on)
 			if ((open < G_STATUS) != (r->group < G_STATUS) || open < 0) {
 				if (open >= 0)
 					hb_puts(b, "</div></div>\n");
-				hb_printf(b, "<div class=\"part\"><h2>%s</h2><div class=\"groups\">\n",
+				smtpdiag_buf_printf(b, "<div class=\"part\"><h2>%s</h2><div class=\"groups\">\n",
 					  r->group < G_STATUS ? "Reply codes (RFC 5321 and in the wild)"
 							      : "Enhanced status codes (RFC 3463, IANA registry)");
 			}
-			hb_printf(b, "<section class=\"group\"><h2>%s</h2><ul>\n", group_names[r->group]);
+			smtpdiag_buf_printf(b, "<section class=\"group\"><h2>%s</h2><ul>\n", group_names[r->group]);
 			open = r->group;
 		}
 		row_html(b, r);
@@ -248,7 +248,7 @@ void render_index(smtpdiag_buf *b, const char *q, const char *f)
 	search_form(b, q, f, on);
 	filter_links(b, q, on);
 	code_callout(b, q);
-	hb_printf(b, "<p class=\"muted\" id=\"count\">%zu code%s</p>\n", count, count == 1 ? "" : "s");
+	smtpdiag_buf_printf(b, "<p class=\"muted\" id=\"count\">%zu code%s</p>\n", count, count == 1 ? "" : "s");
 	if (!count) {
 		hb_puts(b, "<p>No code matches. Try fewer words, or paste the whole reply into "
 			   "<a href=\"/analyze\">Analyze</a>.</p>\n");
@@ -269,10 +269,10 @@ void codes_json(smtpdiag_buf *b)
 		hb_json(b, r->ci->code);
 		hb_puts(b, ",\"title\":");
 		hb_json(b, r->ci->title);
-		hb_printf(b, ",\"class\":\"%s\",\"standard\":%s,\"allowed\":", smtpdiag_class_name(r->ci->klass),
+		smtpdiag_buf_printf(b, ",\"class\":\"%s\",\"standard\":%s,\"allowed\":", smtpdiag_class_name(r->ci->klass),
 			  r->ci->standard ? "true" : "false");
 		hb_json(b, r->ci->allowed);
-		hb_printf(b, ",\"group\":\"%s\",\"url\":\"/code/", group_names[r->group]);
+		smtpdiag_buf_printf(b, ",\"group\":\"%s\",\"url\":\"/code/", group_names[r->group]);
 		hb_url(b, r->ci->code);
 		hb_puts(b, "\"}");
 	}

@@ -108,7 +108,7 @@ void page_begin(smtpdiag_buf *b, const char *title, const char *mainclass)
 
 void page_end(smtpdiag_buf *b)
 {
-	hb_printf(b, "</main>\n<footer>smtpdiag %s: what an SMTP failure means and what to do about it. "
+	smtpdiag_buf_printf(b, "</main>\n<footer>smtpdiag %s: what an SMTP failure means and what to do about it. "
 		     "JSON: <code>/api/v1/explain?q=431</code>, <code>POST /api/v1/decode</code>, "
 		     "<code>/api/v1/codes</code>.</footer>\n</body></html>\n", smtpdiag_version());
 }
@@ -130,7 +130,7 @@ static const char *status_text(int status)
 void page_error(smtpdiag_buf *b, int status, const char *msg)
 {
 	page_begin(b, status_text(status), NULL);
-	hb_printf(b, "<h1>%d %s</h1>\n<p>", status, status_text(status));
+	smtpdiag_buf_printf(b, "<h1>%d %s</h1>\n<p>", status, status_text(status));
 	hb_htmls(b, msg);
 	hb_puts(b, "</p>\n<p><a href=\"/\">All codes</a> · <a href=\"/analyze\">Analyze a bounce</a></p>\n");
 	page_end(b);

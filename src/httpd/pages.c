@@ -73,13 +73,13 @@ static void para(smtpdiag_buf *b, const char *s)
 
 static void items(smtpdiag_buf *b, const char *tag, const char *const *v)
 {
-	hb_printf(b, "<%s>\n", tag);
+	smtpdiag_buf_printf(b, "<%s>\n", tag);
 	for (size_t i = 0; v && v[i]; i++) {
 		hb_puts(b, "<li>");
 		hb_htmls(b, v[i]);
 		hb_puts(b, "</li>\n");
 	}
-	hb_printf(b, "</%s>\n", tag);
+	smtpdiag_buf_printf(b, "</%s>\n", tag);
 }
 
 static int has(const char *const *v)
@@ -125,10 +125,10 @@ static void reference(smtpdiag_buf *b, const char *ref)
 		hb_htmls(b, ref);
 		return;
 	}
-	hb_printf(b, "<a href=\"https://www.rfc-editor.org/rfc/rfc%lu", num);
+	smtpdiag_buf_printf(b, "<a href=\"https://www.rfc-editor.org/rfc/rfc%lu", num);
 	sec = strstr(ref, " section ");
 	if (sec && strspn(sec + 9, "0123456789.") > 0)
-		hb_printf(b, "#section-%.*s", (int)strspn(sec + 9, "0123456789."), sec + 9);
+		smtpdiag_buf_printf(b, "#section-%.*s", (int)strspn(sec + 9, "0123456789."), sec + 9);
 	hb_puts(b, "\">");
 	hb_htmls(b, ref);
 	hb_puts(b, "</a>");
@@ -160,10 +160,10 @@ static void code_head(smtpdiag_buf *b, const smtpdiag_explanation *e, const char
 	hb_htmls(b, e->title);
 	hb_puts(b, "</h1>\n<p class=\"badges\">");
 	if (cls[0])
-		hb_printf(b, "<span class=\"badge %s\">%s</span>", cls, cls);
+		smtpdiag_buf_printf(b, "<span class=\"badge %s\">%s</span>", cls, cls);
 	if (!e->standard)
 		hb_puts(b, "<span class=\"badge nonstd\">non-standard</span>");
-	hb_printf(b, "<span class=\"badge\">retry: %s</span><span class=\"badge\">who acts: ", e->retry ? "yes" : "no");
+	smtpdiag_buf_printf(b, "<span class=\"badge\">retry: %s</span><span class=\"badge\">who acts: ", e->retry ? "yes" : "no");
 	fixers(b, e->fixer);
 	hb_puts(b, "</span></p>\n");
 	if (!e->standard) {
@@ -182,7 +182,7 @@ static void code_body(smtpdiag_buf *b, const smtpdiag_explanation *e)
 	para(b, e->short_answer);
 	hb_puts(b, "</section>\n<section id=\"quick-fix\"><h2>Quick fix</h2>\n");
 	para(b, e->quick_fix);
-	hb_printf(b, "</section>\n<section id=\"retry\" class=\"box %s\"><h2>Retry verdict</h2>\n"
+	smtpdiag_buf_printf(b, "</section>\n<section id=\"retry\" class=\"box %s\"><h2>Retry verdict</h2>\n"
 		     "<p class=\"verdict-line\">", smtpdiag_class_name(e->klass));
 	hb_htmls(b, verdict_line(e));
 	hb_puts(b, "</p>\n");
@@ -285,7 +285,7 @@ enum MHD_Result page_code(hreq *r)
 
 static void analyze_form(smtpdiag_buf *b, const char *text, size_t len, int again)
 {
-	hb_printf(b, "<form method=\"post\" action=\"/analyze\" id=\"analyze\">\n<h2>%s</h2>\n"
+	smtpdiag_buf_printf(b, "<form method=\"post\" action=\"/analyze\" id=\"analyze\">\n<h2>%s</h2>\n"
 		     "<label for=\"text\">Paste an SMTP reply, a log fragment or a whole bounce email "
 		     "(headers included, or an mbox):</label>\n"
 		     "<textarea id=\"text\" name=\"text\" rows=\"14\" spellcheck=\"false\" required "
@@ -324,7 +324,7 @@ static void dd_text(smtpdiag_buf *b, const char *dt, const char *v)
 {
 	if (!v || !*v)
 		return;
-	hb_printf(b, "<dt>%s</dt><dd>", dt);
+	smtpdiag_buf_printf(b, "<dt>%s</dt><dd>", dt);
 	hb_htmls(b, v);
 	hb_puts(b, "</dd>\n");
 }
@@ -393,7 +393,7 @@ static void fact_card(smtpdiag_buf *b, const smtpdiag_fact *f)
 {
 	const char *meaning = f->reason[0] ? smtpdiag_reason_meaning(f->reason) : NULL;
 
-	hb_printf(b, "<article class=\"card %s\"><h3>", fact_class(f));
+	smtpdiag_buf_printf(b, "<article class=\"card %s\"><h3>", fact_class(f));
 	hb_htmls(b, f->recipient[0] ? f->recipient : "Recipient not named");
 	hb_puts(b, "</h3>\n<p class=\"verdict-line\">");
 	hb_htmls(b, fact_headline(f));
@@ -412,7 +412,7 @@ static void fact_card(smtpdiag_buf *b, const smtpdiag_fact *f)
 	}
 	dd_codes(b, f->replycode, f->deliverystatus);
 	dd_text(b, "Action", f->action);
-	hb_printf(b, "<dt>Bounce</dt><dd>%s, retry: %s</dd>\n", f->hardbounce ? "hard" : "soft", f->retry ? "yes" : "no");
+	smtpdiag_buf_printf(b, "<dt>Bounce</dt><dd>%s, retry: %s</dd>\n", f->hardbounce ? "hard" : "soft", f->retry ? "yes" : "no");
 	dd_issues(b, f->issues);
 	dd_text(b, "Remote server", f->rhost);
 	if (f->diagnosticcode[0]) {
@@ -448,7 +448,7 @@ static size_t decode_cards(smtpdiag_buf *b, const char *text, size_t len)
 			m = NULL;
 	}
 	if (total > CARDS_MAX)
-		hb_printf(b, "<p>%zu more not shown here: POST the text to <code>/api/v1/decode</code> for "
+		smtpdiag_buf_printf(b, "<p>%zu more not shown here: POST the text to <code>/api/v1/decode</code> for "
 			     "every verdict.</p>\n", total - CARDS_MAX);
 	return total;
 }
@@ -474,7 +474,7 @@ static void explain_card(smtpdiag_buf *b, const char *text, size_t len)
 		return;
 	}
 	code_of(e, code, sizeof(code));
-	hb_printf(b, "<article class=\"card %s\"><h3>", smtpdiag_class_name(e->klass));
+	smtpdiag_buf_printf(b, "<article class=\"card %s\"><h3>", smtpdiag_class_name(e->klass));
 	hb_htmls(b, e->recipient[0] ? e->recipient : code);
 	hb_puts(b, "</h3>\n<p class=\"verdict-line\">");
 	hb_htmls(b, verdict_line(e));
@@ -525,7 +525,7 @@ enum MHD_Result page_analyze(hreq *r)
 		smtpdiag_buf cards = { 0 };
 		hb_puts(&b, "<section id=\"result\" aria-live=\"polite\"><h2>Verdict</h2>\n");
 		if ((facts = decode_cards(&cards, text, len)) > 0)
-			hb_printf(&b, "<p class=\"muted\">%zu recipient%s found in the text.</p>\n", facts, facts == 1 ? "" : "s");
+			smtpdiag_buf_printf(&b, "<p class=\"muted\">%zu recipient%s found in the text.</p>\n", facts, facts == 1 ? "" : "s");
 		else
 			explain_card(&cards, text, len);
 		hb_put(&b, cards.data, cards.len);

@@ -81,7 +81,7 @@ int routes_init(void)
 	index_init();
 	render_index(&idx, NULL, NULL);
 	codes_json(&codes);
-	hb_printf(&health, "{\"status\":\"ok\",\"version\":\"%s\",\"codes\":%zu}\n",
+	smtpdiag_buf_printf(&health, "{\"status\":\"ok\",\"version\":\"%s\",\"codes\":%zu}\n",
 		  smtpdiag_version(), smtpdiag_code_count());
 	if (make_static(S_CSS, css_text, css_len, "text/css; charset=utf-8", day) < 0 ||
 	    make_static(S_JS, js_text, js_len, "text/javascript; charset=utf-8", day) < 0 ||

@@ -147,7 +147,7 @@ enum MHD_Result reply_error(hreq *r, int status, const char *msg)
 	if (req_is_api(r)) {
 		hb_puts(&b, "{\"error\":");
 		hb_json(&b, msg);
-		hb_printf(&b, ",\"status\":%d}\n", status);
+		smtpdiag_buf_printf(&b, ",\"status\":%d}\n", status);
 		return reply_buf(r, status, "application/json", &b);
 	}
 	page_error(&b, status, msg);
@@ -164,7 +164,7 @@ enum MHD_Result reply_405(hreq *r, unsigned allowed)
 	snprintf(allow, sizeof(allow), "%s%s", allowed & HM_GET ? "GET, HEAD" : "",
 		 allowed & HM_POST ? (allowed & HM_GET ? ", POST" : "POST") : "");
 	if (req_is_api(r)) {
-		hb_printf(&b, "{\"error\":\"method %s not allowed here; use %s\",\"status\":405}\n", r->mname, allow);
+		smtpdiag_buf_printf(&b, "{\"error\":\"method %s not allowed here; use %s\",\"status\":405}\n", r->mname, allow);
 	} else {
 		char msg[96];
 		snprintf(msg, sizeof(msg), "Method %s is not allowed here; use %s.", r->mname, allow);

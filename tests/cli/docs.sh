@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # every reason of the code is documented with its advice
-sed -n 's/^SD_REASON(\([a-z]*\), [01], "\([^"]*\)".*/\1 \2/p' src/lib/reasons.def >"$TMP/reasons"
+sed -n 's/^SD_REASON(\([a-z]*\), [01], "\([^"]*\)".*/\1 \2/p' src/lib/verdict/reasons.def >"$TMP/reasons"
 n=$((n + 1))
 cnt=$(wc -l <"$TMP/reasons")
 if [ "$cnt" -eq 34 ]; then echo "ok $n - 34 reasons in the code"; else echo "not ok $n - $cnt reasons in the code, want 34"; fi

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "classify.h"
+#include "verdict/classify.h"
 #include "smtpdiag.h"
 
 static void test_fallback(void **state)

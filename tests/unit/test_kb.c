@@ -7,9 +7,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kb.h"
+#include "kb/kb.h"
 #include "smtpdiag.h"
-#include "explain.h"
+#include "kb/codes.h"
 
 static void test_reply_codes_covered(void **state)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../src/lib/mbox.h"
+#include "mime/mbox.h"
 
 static const struct { const char *in; int yes; } detect_cases[] = {
 	{ "From MAILER-DAEMON Thu Sep 18 17:54:04 2008\nSubject: x\n", 1 },

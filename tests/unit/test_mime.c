@@ -8,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../src/lib/mime.h"
-#include "../../src/lib/charset.h"
+#include "mime/mime.h"
+#include "mime/charset.h"
 #include "smtpdiag.h"
 
 /* ---- helpers ---- */

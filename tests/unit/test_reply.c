@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "reply.h"
+#include "smtp/reply.h"
 #include "smtpdiag.h"
 
 static void test_status_parse(void **state)

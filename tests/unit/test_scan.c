@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "smtpdiag.h"
-#include "scan.h"
+#include "scan/scan.h"
 
 #define REF_2024_06_01 1717200000
 #define T_2024_03_03_0900 1709456400 /* also the time in the Exim id 1rghhQ-... */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "util.h"
+#include "core/util.h"
 
 static void test_json_escape(void **state)
 {

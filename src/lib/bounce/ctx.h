@@ -1,0 +1,87 @@
+/* decode.h - the decoder's internal model: what a format module fills in.
+ *
+ * A format module reads one parsed message (sd_ctx) and appends one sd_rcpt
+ * per recipient. It only extracts what the bounce says; decode.c then decides
+ * reason, status, hard/soft, retry and advice the same way for every format. */
+#ifndef SD_DECODE_H
+#define SD_DECODE_H
+
+#include "smtpdiag.h"
+#include "core/util.h"
+#include "mime/mime.h"
+#include "verdict/classify.h"
+
+typedef struct sd_rcpt {
+	sd_str recipient;      /* address only, no <> */
+	sd_str alias;          /* original recipient (Original-Recipient, orig_to) */
+	sd_str action;         /* failed, delayed, delivered, expanded, relayed */
+	sd_str status;         /* as found: "5.1.1" */
+	sd_str replycode;      /* "550" */
+	sd_str diagnostic;     /* the server's text (Diagnostic-Code value, or body lines) */
+	sd_str diagtype;       /* "SMTP", "X-Unix", "X-Postfix" ... */
+	sd_str rhost;          /* remote host (Remote-MTA) */
+	sd_str lhost;          /* reporting host (Reporting-MTA) */
+	sd_str command;        /* SMTP command: HELO EHLO MAIL RCPT DATA ... */
+	sd_str date;           /* Last-Attempt-Date / Arrival-Date text, if any */
+	sd_str feedbacktype;   /* ARF Feedback-Type */
+	int reason;            /* a reason the module knows for sure, else -1 */
+	const char *decodedby; /* module name; decode.c fills it when NULL */
+} sd_rcpt;
+
+/* Facts of the original (returned) message. */
+typedef struct sd_orig {
+	sd_str from, to, subject, messageid, listid, date;
+} sd_orig;
+
+typedef struct sd_ctx {
+	sd_arena *a;
+	const char *raw;
+	size_t len;
+	sd_mime mime;
+	const sd_part *top;     /* &mime.parts[0] */
+	sd_str from, subject, date, to; /* of the bounce itself (raw header values) */
+	sd_orig orig;           /* of the returned message, if found */
+	sd_rcpt *rcpts;         /* arena array of SD_MAX_RECIPIENTS */
+	size_t nrcpt;
+	unsigned flags;         /* SMTPDIAG_DECODE_* */
+	sd_classifier *cls;
+	int limit_hit;          /* a module dropped recipients at SD_MAX_RECIPIENTS */
+	/* caches of msgutil.c (filled on first use) */
+	sd_str body;            /* sd_ctx_body() result */
+	int body_done;
+	long body_part;         /* the part it is the text of; -1: none */
+	sd_str received;        /* the top Received values joined by '\n'; p NULL: not built */
+	int orig_done;          /* sd_ctx_find_original() ran */
+} sd_ctx;
+
+/* A new recipient record (reason -1, all else empty), or NULL at the limit. */
+sd_rcpt *sd_ctx_add(sd_ctx *c);
+
+/* A format module: returns the number of recipients it added (0: not its
+ * format) or a negative SMTPDIAG_E* code. */
+typedef int (*sd_format_fn)(sd_ctx *c);
+
+/* Decoded text of the first part with this content type (or of the first
+ * text/plain part when ctype is NULL); SD_NULLSTR if none. */
+sd_str sd_ctx_text(sd_ctx *c, const char *ctype);
+/* The message's main human-readable text: the first text/plain part, else the
+ * top body, decoded. */
+sd_str sd_ctx_body(sd_ctx *c);
+/* Join the values of the top-level Received fields with '\n' into c->received
+ * (arena), so that one search answers for all of them: a text without a line
+ * end is in one of the values exactly when it is in the joined text. */
+void sd_ctx_join_received(sd_ctx *c);
+/* sd_part_text() of part i; the body's part is decoded only once. */
+sd_str sd_ctx_part_text(sd_ctx *c, size_t i);
+/* Fill c->orig from the first message/rfc822 or text/rfc822-headers part, or
+ * from a returned header block found in text (the message body when text is
+ * SD_NULLSTR). Runs once per message; later calls return at once. */
+void sd_ctx_find_original(sd_ctx *c, sd_str text);
+/* Is part i inside a returned (nested) message? */
+int sd_ctx_in_returned(const sd_ctx *c, size_t i);
+
+/* Helpers for modules. */
+sd_str sd_addr_clean(sd_str s);  /* "<a@b>" / "rfc822; a@b" / "Name <a@b>" -> "a@b" (a slice of s) */
+int sd_is_address(sd_str s);     /* one plain address local@domain, nothing else */
+
+#endif

@@ -1,0 +1,240 @@
+/* decode.c - one email in, one verdict per recipient out. */
+#include "bounce/ctx.h"
+#include "decode/decode_int.h"
+#include "kb/codes.h"
+#include "smtp/reply.h"
+#include "decode/fact.h"
+#include "decode/formats/formats.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const struct {
+	const char *name;
+	sd_format_fn fn;
+} formats[] = {
+#define SD_FORMAT(name) { #name, sd_fmt_##name },
+#include "decode/formats/formats.def"
+#undef SD_FORMAT
+};
+
+/* One bounce's allocations, its recipient table (SD_MAX_RECIPIENTS records,
+ * 208 KiB) included, fit in the arena chunk a reset keeps: no malloc per message. */
+#define SD_DECODE_CHUNK (512u << 10)
+
+struct smtpdiag_decoder {
+	unsigned flags;
+	sd_arena arena;
+	sd_classifier *cls;
+	smtpdiag_fact *facts;
+	size_t nfacts;
+};
+
+smtpdiag_decoder *smtpdiag_decoder_new(unsigned flags)
+{
+	smtpdiag_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->flags = flags;
+	sd_arena_init(&d->arena);
+	d->arena.chunk = SD_DECODE_CHUNK;
+	d->cls = sd_classifier_new();
+	if (!d->cls) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void smtpdiag_decoder_free(smtpdiag_decoder *d)
+{
+	if (!d)
+		return;
+	sd_arena_free(&d->arena);
+	sd_classifier_free(d->cls);
+	free(d);
+}
+
+const smtpdiag_fact *smtpdiag_decoder_fact(const smtpdiag_decoder *d, size_t i)
+{
+	return d && i < d->nfacts ? &d->facts[i] : NULL;
+}
+
+static void seterr(smtpdiag_error *err, int code, const char *msg)
+{
+	if (!err)
+		return;
+	err->code = code;
+	snprintf(err->message, sizeof(err->message), "%s", msg);
+}
+
+static int run_formats(sd_ctx *c)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		size_t before = c->nrcpt;
+		int n = formats[i].fn(c);
+		if (n < 0)
+			return n;
+		if (n > 0) {
+			for (size_t k = before; k < c->nrcpt; k++)
+				if (!c->rcpts[k].decodedby)
+					c->rcpts[k].decodedby = formats[i].name;
+			return n;
+		}
+		c->nrcpt = before; /* not its format: drop what it may have left */
+	}
+	return 0;
+}
+
+static int want(const sd_ctx *c, const smtpdiag_fact *f)
+{
+	if (!f->recipient[0] && !f->reason[0])
+		return 0;
+	if (f->deliverystatus[0] == '2' && !(c->flags & SMTPDIAG_DECODE_DELIVERED))
+		return 0;
+	if (!strcmp(f->reason, "delivered"))
+		return (c->flags & SMTPDIAG_DECODE_DELIVERED) != 0;
+	if (!strcmp(f->reason, "vacation"))
+		return (c->flags & SMTPDIAG_DECODE_VACATION) != 0;
+	return 1;
+}
+
+int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char *origin,
+		    smtpdiag_error *err)
+{
+	sd_ctx c;
+	char why[200] = "";
+	int rc;
+
+	d->nfacts = 0;
+	d->facts = NULL;
+	sd_arena_reset(&d->arena);
+	if (!msg || !len) {
+		seterr(err, SMTPDIAG_EINVAL, "empty input");
+		return SMTPDIAG_EINVAL;
+	}
+	if (len > SD_MAX_MESSAGE) {
+		seterr(err, SMTPDIAG_ELIMIT, "message larger than 64 MiB (SD_MAX_MESSAGE)");
+		return SMTPDIAG_ELIMIT;
+	}
+	memset(&c, 0, sizeof(c));
+	c.a = &d->arena;
+	c.raw = msg;
+	c.len = len;
+	c.flags = d->flags;
+	c.cls = d->cls;
+	rc = sd_mime_parse(c.a, msg, len, &c.mime, why, sizeof(why));
+	if (rc < 0) {
+		seterr(err, rc, why[0] ? why : smtpdiag_strerror(rc));
+		return rc;
+	}
+	c.top = &c.mime.parts[0];
+	if (c.top->nhdrs == 0) {
+		/* a 1-byte file, a log, a binary: no email at all, which is an error,
+		 * unlike a real email that is no bounce */
+		seterr(err, SMTPDIAG_EPARSE, "not an email: no header fields at the start");
+		return SMTPDIAG_EPARSE;
+	}
+	c.from = sd_part_header(c.top, "From");
+	c.subject = sd_part_header(c.top, "Subject");
+	c.date = sd_part_header(c.top, "Date");
+	c.to = sd_part_header(c.top, "To");
+	sd_ctx_join_received(&c);
+	c.rcpts = sd_arena_alloc(c.a, sizeof(sd_rcpt) * SD_MAX_RECIPIENTS);
+	if (!c.rcpts) {
+		seterr(err, SMTPDIAG_ENOMEM, "out of memory");
+		return SMTPDIAG_ENOMEM;
+	}
+	rc = run_formats(&c);
+	if (rc < 0) {
+		seterr(err, rc, smtpdiag_strerror(rc));
+		return rc;
+	}
+	d->facts = sd_arena_alloc(c.a, sizeof(smtpdiag_fact) * (c.nrcpt ? c.nrcpt : 1));
+	if (!d->facts) {
+		seterr(err, SMTPDIAG_ENOMEM, "out of memory");
+		return SMTPDIAG_ENOMEM;
+	}
+	if (c.nrcpt)
+		sd_ctx_find_original(&c, SD_NULLSTR);
+	for (size_t i = 0; i < c.nrcpt; i++) {
+		sd_fact_fill(&c, &c.rcpts[i], &d->facts[d->nfacts], origin);
+		if (want(&c, &d->facts[d->nfacts]))
+			d->nfacts++;
+	}
+	return (int)d->nfacts;
+}
+
+/* ---- JSON ---- */
+
+/* Each key is written with its punctuation as one literal: ",\"alias\":". */
+
+void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out)
+{
+	sd_buf *b = (sd_buf *)out;
+
+	sd_buf_put(b, "{\"action\":", 10);
+	sd_buf_json_cstr(b, f->action);
+	SD_JSTR(b, "addresser", f->addresser);
+	SD_JSTR(b, "alias", f->alias);
+	SD_JSTR(b, "decodedby", f->decodedby);
+	SD_JSTR(b, "deliverystatus", f->deliverystatus);
+	SD_JSTR(b, "destination", f->destination);
+	SD_JSTR(b, "diagnosticcode", f->diagnosticcode);
+	SD_JSTR(b, "diagnostictype", f->diagnostictype);
+	SD_JSTR(b, "feedbackid", f->feedbackid);
+	SD_JSTR(b, "feedbacktype", f->feedbacktype);
+	SD_JBOOL(b, "hardbounce", f->hardbounce);
+	SD_JSTR(b, "lhost", f->lhost);
+	SD_JSTR(b, "listid", f->listid);
+	SD_JSTR(b, "messageid", f->messageid);
+	SD_JSTR(b, "origin", f->origin);
+	SD_JSTR(b, "reason", f->reason);
+	SD_JSTR(b, "recipient", f->recipient);
+	SD_JSTR(b, "replycode", f->replycode);
+	SD_JSTR(b, "rhost", f->rhost);
+	SD_JSTR(b, "command", f->command);
+	SD_JSTR(b, "senderdomain", f->senderdomain);
+	SD_JSTR(b, "subject", f->subject);
+	SD_JKEY(b, "timestamp");
+	sd_buf_put_int(b, (long long)f->timestamp);
+	SD_JSTR(b, "timezoneoffset", f->timezoneoffset);
+	SD_JSTR(b, "token", f->token);
+	SD_JBOOL(b, "retry", f->retry);
+	SD_JKEY(b, "issues");
+	smtpdiag_issues_json(f->issues, out);
+	SD_JSTR(b, "advice", f->advice);
+	sd_buf_putc(b, '}');
+}
+
+/* ---- explain's view of a pasted email ---- */
+
+static _Thread_local smtpdiag_decoder *peek_dec;
+
+int sd_decode_peek(const char *p, size_t n, const smtpdiag_fact **f)
+{
+	int rc;
+
+	*f = NULL;
+	if (!peek_dec)
+		peek_dec = smtpdiag_decoder_new(0);
+	if (!peek_dec)
+		return SMTPDIAG_ENOMEM;
+	rc = smtpdiag_decode(peek_dec, p, n, NULL, NULL);
+	if (rc <= 0)
+		return rc;
+	for (int i = 0; i < rc; i++)
+		if (peek_dec->facts[i].deliverystatus[0] >= '4') {
+			*f = &peek_dec->facts[i];
+			return rc;
+		}
+	*f = &peek_dec->facts[0];
+	return rc;
+}
+
+void sd_decode_peek_done(void)
+{
+	smtpdiag_decoder_free(peek_dec);
+	peek_dec = NULL;
+}

@@ -1,0 +1,119 @@
+/* exchange2007.c - Microsoft Exchange Server 2007 and later non-delivery
+ * reports ("Undeliverable: ..."), in any of their languages.
+ *
+ *   Diagnostic information for administrators:
+ *
+ *   Generating server: mta2.example.jp
+ *
+ *   kijitora@example.jp
+ *   #550 5.1.1 RESOLVER.ADR.RecipNotFound; not found ##
+ *
+ *   Original message headers:
+ */
+#include "decode/formats/prov.h"
+#include "smtp/reply.h"
+
+#define EX_START "Diagnostic information for administrators:"
+#define EX_ORIG "Original message headers:"
+
+/* Exchange's NDR codes and the reasons they state. */
+static const pv_phrase ex_ndr[] = {
+	{ "SMTPSEND.DNS.NonExistentDomain", SD_R_hostunknown },
+	{ "SMTPSEND.DNS.MxLoopback", SD_R_networkerror },
+	{ "RESOLVER.ADR.BadPrimary", SD_R_systemerror },
+	{ "RESOLVER.ADR.RecipNotFound", SD_R_userunknown },
+	{ "RESOLVER.ADR.ExRecipNotFound", SD_R_userunknown },
+	{ "RESOLVER.ADR.RecipientNotFound", SD_R_userunknown },
+	{ "RESOLVER.ADR.RecipLimit", SD_R_ratelimited },
+	{ "RESOLVER.ADR.InvalidInSmtp", SD_R_systemerror },
+	{ "RESOLVER.ADR.Ambiguous", SD_R_systemerror },
+	{ "RESOLVER.RST.AuthRequired", SD_R_securityerror },
+	{ "RESOLVER.RST.NotAuthorized", SD_R_rejected },
+	{ "RESOLVER.RST.RecipSizeLimit", SD_R_emailtoolarge },
+	{ "QUEUE.Expired", SD_R_expired },
+	{ NULL, 0 },
+};
+
+/* "Undeliverable:" in the languages Exchange speaks. */
+static const char *const ex_subjects[] = {
+	"Undeliverable:", "Undeliverable message", "Unzustellbar:", "Non remis", "Onbestelbaar:",
+	"Non recapitabile:", "No se puede entregar:", "Não é possível entregar:", "Olevererbart:",
+	"Ikke leveret:", "Kan ikke leveres:", "Nie można dostarczyć:", "Nedoručitelné:",
+	"Kézbesíthetetlen:", "Teslim Edilemeyen:", "Недоставляемое", "配信不能:", "無法傳遞:",
+	"无法投递:", "전달되지 않음:", NULL,
+};
+
+static int language_tag(sd_str v)
+{
+	v = sd_trim(v);
+	return (v.n == 2 || (v.n == 5 && v.p[2] == '-')) && sd_isalpha((unsigned char)v.p[0]) &&
+	       sd_isalpha((unsigned char)v.p[1]);
+}
+
+static int is_exchange2007(const sd_ctx *c)
+{
+	sd_str subj = sd_trim(c->subject);
+	int known = mta_starts(subj, "=?"); /* encoded words: the body check decides */
+
+	for (int i = 0; ex_subjects[i] && !known; i++)
+		known = mta_starts(subj, ex_subjects[i]);
+	return known && language_tag(mta_hdr(c, "Content-Language"));
+}
+
+/* A line with "NNN X.Y.Z text": take it as the recipient's error. */
+static int code_line(sd_str line)
+{
+	sd_found f[2];
+
+	return sd_find_codes(line.p, line.n, f, 2) && f[0].replycode >= 400 && f[0].status.text[0];
+}
+
+static void ex_text(sd_ctx *c, sd_str body)
+{
+	sd_str text = pv_cut(mta_after(body, EX_START), (const char *const[]){ EX_ORIG, NULL }), line;
+	sd_str lhost = SD_NULLSTR;
+	size_t pos = 0;
+	sd_rcpt *r = NULL;
+	int n = 0;
+
+	while (text.p && n++ < PV_MAX_LINES && sd_next_line(text, &pos, &line)) {
+		sd_str t = sd_trim(line);
+		if (mta_starts(t, "Generating server:"))
+			lhost = sd_trim(mta_after(t, "Generating server:"));
+		else if (mta_is_addr(mta_before(t, "<mailto:")) && (r = pv_rcpt(c, mta_before(t, "<mailto:"))))
+			r->lhost = lhost;
+		else if (r && code_line(t))
+			r->diagnostic = t;
+		else if (r && r->diagnostic.n && r->diagnostic.p[r->diagnostic.n - 1] == '=')
+			r->diagnostic = mta_join(c->a, (sd_str){ r->diagnostic.p, r->diagnostic.n - 1 }, t);
+	}
+}
+
+int pv_exchange_ndr(sd_ctx *c)
+{
+	size_t from = c->nrcpt;
+	sd_str body = mta_body(c);
+	int n = mta_dsn(c);
+
+	if (n < 0)
+		return n;
+	if (n == 0)
+		ex_text(c, body);
+	for (size_t i = from; i < c->nrcpt; i++) {
+		sd_rcpt *r = &c->rcpts[i];
+		mta_take_codes(c->a, r, r->diagnostic);
+		r->reason = pv_phrase_find(r->diagnostic, ex_ndr);
+	}
+	if (c->nrcpt > from)
+		pv_original(c, body, EX_ORIG);
+	return (int)(c->nrcpt - from);
+}
+
+int sd_fmt_exchange2007(sd_ctx *c)
+{
+	if (!is_exchange2007(c))
+		return 0;
+	if (!mta_part(c, "message/delivery-status") && !mta_has(mta_body(c), EX_START))
+		return 0;
+	return pv_exchange_ndr(c);
+}

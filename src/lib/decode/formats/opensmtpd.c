@@ -1,0 +1,90 @@
+/* opensmtpd.c - OpenSMTPD bounces (smtpd/bounce.c).
+ *
+ *         This is the MAILER-DAEMON, please DO NOT REPLY to this e-mail.
+ *         An error has occurred while attempting to deliver a message for
+ *         the following list of recipients:
+ *     user@example.jp: 550 5.2.2 <user@example.jp>... Mailbox Full
+ *         Below is a copy of the original message:
+ * Newer versions add a message/delivery-status part with a generic status;
+ * the text line is what the bounce says, so the text is read. The relay's own
+ * failure strings (smtpd/mta.c, queue.c) name the reason. */
+#include "decode/formats/mta.h"
+
+static const struct {
+	const char *text;
+	int reason;
+} says[] = {
+	{ "Envelope expired", SD_R_expired },
+	{ "Could not retrieve credentials", SD_R_securityerror },
+	{ "Invalid domain name", SD_R_hostunknown },
+	{ "Domain does not exist", SD_R_hostunknown },
+	{ "Address family mismatch on destination MXs", SD_R_networkerror },
+	{ "All routes to destination blocked", SD_R_networkerror },
+	{ "bad DNS lookup error code", SD_R_networkerror },
+	{ "Could not retrieve source address", SD_R_networkerror },
+	{ "Loop detected", SD_R_networkerror },
+	{ "Network error on destination MXs", SD_R_networkerror },
+	{ "No valid route to remote MX", SD_R_networkerror },
+	{ "No valid route to destination", SD_R_networkerror },
+	{ "Temporary failure in MX lookup", SD_R_networkerror },
+	{ "Destination seem to reject all mails", SD_R_notaccept },
+	{ "No MX found for domain", SD_R_notaccept },
+	{ "No MX found for destination", SD_R_notaccept },
+};
+
+#define OSMTPD_START "    This is the MAILER-DAEMON, please DO NOT REPLY to this"
+
+static int is_opensmtpd(const sd_ctx *c)
+{
+	return mta_has(c->subject, "Delivery status notification") ||
+	       mta_has(c->from, "Mailer Daemon <") || mta_received_contains(c, " (OpenSMTPD) with ");
+}
+
+static int says_reason(sd_str text)
+{
+	for (size_t i = 0; i < sizeof(says) / sizeof(says[0]); i++)
+		if (sd_memmem(text.p, text.n, says[i].text, strlen(says[i].text)))
+			return says[i].reason;
+	return -1;
+}
+
+/* "user@example.jp: text" */
+static int add_line(sd_ctx *c, sd_str line)
+{
+	sd_str colon = mta_find(line, ": ");
+	sd_str addr;
+	sd_rcpt *r;
+
+	if (!line.n || line.p[0] == ' ' || !colon.p)
+		return 0;
+	addr = (sd_str){ line.p, (size_t)(colon.p - line.p) };
+	if (!mta_is_addr(addr) || !(r = sd_ctx_add(c)))
+		return 0;
+	r->recipient = addr;
+	r->diagnostic = mta_squeeze(c->a, mta_skip(colon, 2));
+	r->reason = says_reason(r->diagnostic);
+	return 1;
+}
+
+int sd_fmt_opensmtpd(sd_ctx *c)
+{
+	sd_str body, line;
+	size_t pos = 0;
+	int on = 0, n = 0;
+
+	if (!is_opensmtpd(c))
+		return 0;
+	body = mta_body(c);
+	if (!mta_has(body, OSMTPD_START)) /* then no line starts with it: not ours */
+		return 0;
+	while (sd_next_line(body, &pos, &line)) {
+		if (!on) {
+			on = mta_starts(line, OSMTPD_START);
+			continue;
+		}
+		if (mta_starts(line, "    Below is a copy of the original message"))
+			break;
+		n += add_line(c, line);
+	}
+	return n;
+}

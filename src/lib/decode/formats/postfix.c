@@ -1,0 +1,237 @@
+/* postfix.c - Postfix bounces (bounce(8) templates).
+ *
+ * The notification text lists each recipient as "<addr>: reason text" (or
+ * "<addr> (expanded from <alias>): ...") with 4-space continuation lines; the
+ * message/delivery-status part has the RFC 3464 fields. The text often holds
+ * the remote server's full reply ("host x said: 550 5.1.1 ... (in reply to
+ * RCPT TO command)") where the DSN has less. Bounces without a DSN part
+ * (old Postfix, "--- Delivery report unavailable ---") use the text alone. */
+#include "decode/formats/mta.h"
+
+#define PF_MAX_ITEMS SD_MAX_RECIPIENTS /* recipients read from the notification text */
+
+typedef struct pf_item {
+	sd_str addr, alias, text;
+} pf_item;
+
+typedef struct pf_text {
+	pf_item *items;
+	size_t n;
+	int unavailable; /* "--- Delivery report unavailable ---" */
+} pf_text;
+
+static int is_postfix(const sd_ctx *c)
+{
+	sd_str s = sd_trim(c->subject);
+
+	if (mta_hdr(c, "X-AOL-IP").p || mta_hdr_has(c, "Return-Path", "@sendgrid.net>"))
+		return 0; /* AOL's and SendGrid's Postfix bounces have their own modules */
+	return sd_str_caseeq(s, "Undelivered Mail Returned to Sender") ||
+	       mta_has(s, "SMTP server: errors from ");
+}
+
+/* "<a@b> (expanded from <x@y>): text" or "<a@b>: text" */
+static int item_line(sd_str line, pf_item *it)
+{
+	sd_str rest;
+	const char *gt;
+
+	if (!line.n || line.p[0] != '<' || !(gt = memchr(line.p, '>', line.n)))
+		return 0;
+	it->addr = (sd_str){ line.p + 1, (size_t)(gt - line.p) - 1 };
+	it->alias = SD_NULLSTR;
+	rest = mta_skip(line, (size_t)(gt - line.p) + 1);
+	if (mta_starts(rest, " (expanded from <")) {
+		sd_str a = mta_skip(rest, 17);
+		it->alias = mta_before(a, ">");
+		rest = mta_after(a, ">)");
+	}
+	if (!rest.n || rest.p[0] != ':' || !memchr(it->addr.p, '@', it->addr.n))
+		return 0;
+	it->text = sd_trim(mta_skip(rest, 1));
+	return 1;
+}
+
+static int marker(sd_str line)
+{
+	return mta_has(line, "mail system") || mta_has(line, "Postfix program") ||
+	       (mta_has(line, "The ") && mta_has(line, " program"));
+}
+
+/* The line and, when it starts an item, its continuation lines. */
+static sd_str logical_line(sd_ctx *c, sd_str body, size_t *pos, sd_str line)
+{
+	size_t next = *pos;
+	sd_str more;
+
+	if (!line.n || line.p[0] != '<')
+		return line;
+	while (sd_next_line(body, &next, &more) && more.n && (more.p[0] == ' ' || more.p[0] == '\t')) {
+		line = mta_join(c->a, line, more);
+		*pos = next;
+	}
+	return line;
+}
+
+static void read_text(sd_ctx *c, sd_str body, pf_text *t)
+{
+	size_t pos = 0;
+	sd_str line;
+	int on = 0;
+
+	while (sd_next_line(body, &pos, &line)) {
+		if (!on) {
+			on = marker(line);
+			continue;
+		}
+		if (mta_has(line, "--- Delivery report unavailable ---"))
+			t->unavailable = 1;
+		if (mta_starts(line, "Content-Type: message/rfc822"))
+			break;
+		line = logical_line(c, body, &pos, line);
+		if (t->n < PF_MAX_ITEMS && item_line(line, &t->items[t->n]))
+			t->n++;
+	}
+}
+
+static const pf_item *item_for(const pf_text *t, sd_str addr)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->items[i].addr.n == addr.n && sd_memcaseeq(t->items[i].addr.p, addr.p, addr.n))
+			return &t->items[i];
+	return t->n ? &t->items[t->n - 1] : NULL;
+}
+
+static int all_digits(sd_str s)
+{
+	s = sd_trim(s);
+	for (size_t i = 0; i < s.n; i++)
+		if (!sd_isdigit((unsigned char)s.p[i]))
+			return 0;
+	return 1;
+}
+
+/* Complete a DSN record with the notification text about the same recipient. */
+static void merge(sd_ctx *c, sd_rcpt *r, const pf_item *it)
+{
+	sd_str text = mta_squeeze(c->a, it->text);
+	int vague_st = !r->status.n || mta_has(r->status, ".0.0");
+	int vague_rc = !r->replycode.n;
+	int took;
+
+	if (!r->diagnostic.n || all_digits(r->diagnostic)) {
+		r->diagnostic = text;
+		return;
+	}
+	took = mta_take_codes(c->a, r, text);
+	if (took && (vague_st || (vague_rc && text.n > r->diagnostic.n)))
+		r->diagnostic = text;
+	else if (vague_st && text.n > r->diagnostic.n && sd_memcasemem(text.p, text.n, r->diagnostic.p, r->diagnostic.n))
+		r->diagnostic = text;
+}
+
+static void finish(sd_ctx *c, sd_rcpt *r, sd_str text)
+{
+	if (!r->command.n)
+		r->command = mta_command(text.n ? text : r->diagnostic);
+	if (!r->command.n && mta_has(r->diagnostic, "refused to talk to me"))
+		r->command = SD_STR("HELO");
+	if (r->diagtype.n && sd_str_caseeq(r->diagtype, "X-Postfix"))
+		r->diagtype = SD_STR("SMTP");
+}
+
+static int from_text(sd_ctx *c, const pf_text *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		sd_rcpt *r = sd_ctx_add(c);
+		if (!r)
+			break;
+		r->recipient = t->items[i].addr;
+		r->alias = t->items[i].alias;
+		r->diagnostic = mta_squeeze(c->a, t->items[i].text);
+		finish(c, r, r->diagnostic);
+	}
+	return (int)t->n;
+}
+
+/* "--- Delivery report unavailable ---": the recipient is the original To:. */
+static int unavailable(sd_ctx *c)
+{
+	sd_str to = mta_addr(mta_orig_header(c, "To"));
+	sd_rcpt *r;
+
+	if (!to.p || !(r = sd_ctx_add(c)))
+		return 0;
+	r->recipient = to;
+	return 1;
+}
+
+/* "Postfix SMTP server: errors from host": an smtpd session transcript with
+ * " In:" (client) and "Out:" (server) lines. One record per RCPT TO; the first
+ * failing reply after it is its diagnostic. */
+static sd_rcpt *session_rcpt(sd_ctx *c, sd_str arg)
+{
+	sd_str a = mta_addr(arg);
+	sd_rcpt *r = a.p ? sd_ctx_add(c) : NULL;
+
+	if (r)
+		r->recipient = a;
+	return r;
+}
+
+static int session(sd_ctx *c, sd_str body)
+{
+	size_t pos = 0, first = c->nrcpt;
+	sd_str line, cmd = SD_NULLSTR;
+	sd_rcpt *r = NULL;
+
+	while (sd_next_line(body, &pos, &line)) {
+		sd_str t = sd_trim(line);
+		if (mta_starts(t, "In:")) {
+			t = sd_trim(mta_skip(t, 3));
+			cmd = mta_command_word(t);
+			if (cmd.p && !memcmp(cmd.p, "RCPT", 4))
+				r = session_rcpt(c, t);
+		} else if (mta_starts(t, "Out:") && r && !r->diagnostic.n) {
+			t = sd_trim(mta_skip(t, 4));
+			if (t.n >= 3 && (t.p[0] == '4' || t.p[0] == '5')) {
+				r->diagnostic = t;
+				r->command = cmd;
+			}
+		}
+	}
+	for (size_t i = first; i < c->nrcpt; i++)
+		if (!c->rcpts[i].diagnostic.n)
+			c->rcpts[i--] = c->rcpts[--c->nrcpt];
+	return (int)(c->nrcpt - first);
+}
+
+int sd_fmt_postfix(sd_ctx *c)
+{
+	pf_text t = { NULL, 0, 0 };
+	size_t first = c->nrcpt;
+	int n;
+
+	if (!is_postfix(c))
+		return 0;
+	if (mta_has(c->subject, "SMTP server: errors from "))
+		return session(c, mta_body(c));
+	t.items = sd_arena_alloc(c->a, sizeof(pf_item) * PF_MAX_ITEMS);
+	if (!t.items)
+		return SMTPDIAG_ENOMEM;
+	read_text(c, mta_body(c), &t);
+	n = mta_dsn(c);
+	if (n == 0)
+		n = mta_dsn_inline(c, mta_body(c));
+	if (n < 0)
+		return n;
+	if (n == 0)
+		return t.n ? from_text(c, &t) : t.unavailable ? unavailable(c) : 0;
+	for (size_t i = first; i < c->nrcpt; i++) {
+		const pf_item *it = item_for(&t, c->rcpts[i].recipient);
+		if (it)
+			merge(c, &c->rcpts[i], it);
+		finish(c, &c->rcpts[i], it ? it->text : SD_NULLSTR);
+	}
+	return n;
+}

@@ -1,0 +1,540 @@
+/* charset.c - base64, quoted-printable, RFC 2047 words and charset conversion to UTF-8.
+ *
+ * Everything here is lenient: garbage input never fails, it is skipped, kept as written
+ * or replaced by U+FFFD. iconv descriptors are cached per thread (see charset.h).
+ */
+#include "mime/charset.h"
+#include "mime/mime.h"
+
+#include <errno.h>
+#include <iconv.h>
+#include <stdlib.h>
+
+#define SD_CHARSET_NAME  40  /* longest charset name we look at */
+#define SD_ICONV_CACHE   8   /* iconv descriptors kept per thread */
+#define SD_EWORD_MAX     1024 /* longest RFC 2047 encoded word we decode (lenient: RFC says 75) */
+
+static const char sd_repl[] = "\xef\xbf\xbd"; /* U+FFFD */
+
+/* ---- base64 ---- */
+
+/* 0..63: value; 64: '='; 65: anything else (skipped). */
+static const unsigned char b64val[256] = {
+#define X65 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65
+	X65, X65,
+	65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 62, 65, 65, 65, 63,
+	52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 65, 65, 65, 64, 65, 65,
+	65, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+	15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 65, 65, 65, 65, 65,
+	65, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+	41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 65, 65, 65, 65, 65,
+	X65, X65, X65, X65, X65, X65, X65, X65,
+#undef X65
+};
+
+/* Write the bytes of a partial quantum of q sextets held in acc. */
+static size_t b64_tail(char *out, size_t room, unsigned long acc, int q)
+{
+	unsigned char t[2];
+	size_t k = 0;
+
+	if (q == 2) {
+		t[k++] = (unsigned char)(acc >> 4);
+	} else if (q == 3) {
+		t[k++] = (unsigned char)(acc >> 10);
+		t[k++] = (unsigned char)(acc >> 2);
+	}
+	if (k > room)
+		k = room;
+	memcpy(out, t, k);
+	return k;
+}
+
+size_t sd_b64_decode(char *out, size_t outcap, const char *in, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	unsigned long acc = 0;
+	size_t o = 0;
+	int q = 0;
+
+	for (size_t i = 0; i < n && o < outcap; i++) {
+		unsigned v = b64val[s[i]];
+		if (v < 64) {
+			acc = (acc << 6) | v;
+			if (++q < 4)
+				continue;
+			if (outcap - o < 3)
+				return o + b64_tail(out + o, outcap - o, acc >> 6, 3);
+			out[o++] = (char)(acc >> 16);
+			out[o++] = (char)(acc >> 8);
+			out[o++] = (char)acc;
+		} else if (v == 64) {
+			o += b64_tail(out + o, outcap - o, acc, q);
+		} else {
+			continue;
+		}
+		q = 0;
+		acc = 0;
+	}
+	if (q && o < outcap)
+		o += b64_tail(out + o, outcap - o, acc, q);
+	return o;
+}
+
+/* ---- quoted-printable ---- */
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 32;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* After a '=' at in[i]: the index past a soft line break, or 0 when there is none. */
+static size_t qp_softbreak(const char *in, size_t n, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < n && (in[j] == ' ' || in[j] == '\t'))
+		j++;
+	if (j == n)
+		return n;
+	if (in[j] == '\r')
+		return (j + 1 < n && in[j + 1] == '\n') ? j + 2 : j + 1;
+	if (in[j] == '\n')
+		return j + 1;
+	return 0;
+}
+
+/* Length of the run of plain bytes at in (no '=', nor '_' in header mode). */
+static size_t qp_run(const char *in, size_t n, int header)
+{
+	const char *e = memchr(in, '=', n);
+	size_t k = e ? (size_t)(e - in) : n;
+
+	if (header) {
+		const char *u = memchr(in, '_', k);
+		if (u)
+			k = (size_t)(u - in);
+	}
+	return k;
+}
+
+size_t sd_qp_decode(char *out, size_t outcap, const char *in, size_t n, int header)
+{
+	size_t i = 0, o = 0, k;
+	int hi, lo;
+
+	while (i < n && o < outcap) {
+		if (in[i] == '_' && header) {
+			out[o++] = ' ';
+			i++;
+		} else if (in[i] != '=') {
+			k = qp_run(in + i, n - i, header);
+			if (k > outcap - o)
+				k = outcap - o;
+			memcpy(out + o, in + i, k);
+			o += k;
+			i += k;
+		} else if (i + 2 < n && (hi = hexval((unsigned char)in[i + 1])) >= 0 &&
+		           (lo = hexval((unsigned char)in[i + 2])) >= 0) {
+			out[o++] = (char)(hi << 4 | lo);
+			i += 3;
+		} else if (!header && (k = qp_softbreak(in, n, i)) != 0) {
+			i = k;
+		} else {
+			out[o++] = '=';
+			i++;
+		}
+	}
+	return o;
+}
+
+/* ---- UTF-8 ---- */
+
+
+/* Length of the valid UTF-8 prefix of s. */
+static size_t utf8_prefix(const char *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i = 0, k;
+	uint64_t w;
+
+	while (i < n) {
+		if (n - i >= 8) {
+			memcpy(&w, s + i, 8);
+			if (!(w & 0x8080808080808080ull)) {
+				i += 8;
+				continue;
+			}
+		}
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		k = sd_utf8_len(s + i, n - i);
+		if (!k)
+			return i;
+		i += k;
+	}
+	return n;
+}
+
+int sd_utf8_valid(const char *s, size_t n)
+{
+	return utf8_prefix(s, n) == n;
+}
+
+/* Append s as UTF-8, each invalid byte replaced by U+FFFD. */
+static void put_utf8_lenient(sd_buf *b, const char *s, size_t n)
+{
+	size_t k;
+
+	while (n) {
+		k = utf8_prefix(s, n);
+		sd_buf_put(b, s, k);
+		if (k == n)
+			return;
+		sd_buf_put(b, sd_repl, 3);
+		s += k + 1;
+		n -= k + 1;
+	}
+}
+
+/* ---- charset names ---- */
+
+struct cs_alias {
+	const char *name, *iconv;
+};
+
+/* Names seen in bounces, mapped to the glibc converter that reads them best
+ * (supersets as browsers do: Latin-1 is read as windows-1252, Shift_JIS as CP932...). */
+static const struct cs_alias cs_aliases[] = {
+	{ "utf-8", "" }, { "utf8", "" }, { "uft-8", "" }, { "us-ascii", "" }, { "ascii", "" },
+	{ "ansi_x3.4-1968", "" }, { "unicode-1-1-utf-8", "" }, { "x-unknown", "" },
+	{ "unknown-8bit", "" }, { "us", "" },
+	{ "iso-8859-1", "CP1252" }, { "iso8859-1", "CP1252" }, { "iso_8859-1", "CP1252" },
+	{ "latin1", "CP1252" }, { "l1", "CP1252" }, { "windows-1252", "CP1252" },
+	{ "ks_c_5601-1987", "CP949" }, { "ks_c_5601", "CP949" }, { "ksc5601", "CP949" },
+	{ "euc-kr", "CP949" }, { "x-windows-949", "CP949" }, { "cp949", "CP949" },
+	{ "shift_jis", "CP932" }, { "shift-jis", "CP932" }, { "sjis", "CP932" },
+	{ "x-sjis", "CP932" }, { "windows-31j", "CP932" }, { "ms_kanji", "CP932" },
+	{ "cp932", "CP932" }, { "euc-jp", "EUC-JP-MS" }, { "x-euc-jp", "EUC-JP-MS" },
+	{ "iso-2022-jp", "ISO-2022-JP-3" }, { "csiso2022jp", "ISO-2022-JP-3" },
+	{ "gb2312", "GBK" }, { "gbk", "GBK" }, { "x-gbk", "GBK" }, { "cp936", "GBK" },
+	{ "euc-cn", "GBK" }, { "big5", "BIG5" }, { "x-big5", "BIG5" },
+	{ "unicode-1-1-utf-7", "UTF-7" }, { "utf-7", "UTF-7" },
+};
+
+/* Lowercase, unquote and trim a charset name into buf; drops an RFC 2231 "*lang".
+ * A name that is too long or holds odd characters gives "" (read as UTF-8), so garbage
+ * never reaches iconv_open(). */
+static int cs_namechar(int c)
+{
+	return sd_isalnum(c) || c == '-' || c == '_' || c == '.' || c == ':' || c == '+';
+}
+
+static size_t cs_normalize(sd_str cs, char *buf, size_t cap)
+{
+	size_t i = 0, n = 0;
+
+	cs = sd_trim(cs);
+	while (i < cs.n && (cs.p[i] == '"' || cs.p[i] == '\''))
+		i++;
+	for (; i < cs.n; i++) {
+		unsigned char c = (unsigned char)cs.p[i];
+		if (c == '"' || c == '\'' || c == '*' || c == ';' || sd_isspace(c))
+			break;
+		if (!cs_namechar(c) || n + 1 >= cap) {
+			n = 0;
+			break;
+		}
+		buf[n++] = (char)sd_tolower(c);
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+/* The iconv name for a charset; "" means UTF-8 (no conversion). */
+static const char *cs_iconv_name(const char *norm)
+{
+	for (size_t i = 0; i < sizeof(cs_aliases) / sizeof(cs_aliases[0]); i++)
+		if (strcmp(norm, cs_aliases[i].name) == 0)
+			return cs_aliases[i].iconv;
+	return norm;
+}
+
+/* ---- iconv cache (per thread) ---- */
+
+struct cs_slot {
+	char name[SD_CHARSET_NAME];
+	iconv_t cd; /* (iconv_t)-1: this name is unknown to iconv */
+	unsigned long used;
+};
+
+static _Thread_local struct cs_slot cs_cache[SD_ICONV_CACHE];
+static _Thread_local unsigned long cs_tick;
+
+static iconv_t cs_open(const char *name)
+{
+	struct cs_slot *s, *lru = &cs_cache[0];
+
+	for (s = cs_cache; s < cs_cache + SD_ICONV_CACHE; s++) {
+		if (s->used && strcmp(s->name, name) == 0) {
+			s->used = ++cs_tick;
+			return s->cd;
+		}
+		if (s->used < lru->used)
+			lru = s;
+	}
+	if (lru->used && lru->cd != (iconv_t)-1)
+		iconv_close(lru->cd);
+	sd_strlcpy(lru->name, name, strlen(name), sizeof(lru->name));
+	lru->cd = iconv_open("UTF-8", name);
+	lru->used = ++cs_tick;
+	return lru->cd;
+}
+
+/* Run iconv over in, appending to b; bad bytes become U+FFFD. Stops after about max
+ * bytes. The output room grows when iconv reports E2BIG without progress. */
+static void cs_convert(sd_buf *b, iconv_t cd, const char *in, size_t n, size_t max)
+{
+	char *ip = (char *)in, *op;
+	size_t il = n, ol, start = b->len, room, slack = 16, r;
+
+	iconv(cd, NULL, NULL, NULL, NULL);
+	while (il > 0 && b->len - start < max && slack <= 4096) {
+		room = max - (b->len - start);
+		if (sd_buf_reserve(b, (il < room / 3 ? il * 3 : room) + slack) < 0)
+			return;
+		op = b->data + b->len;
+		ol = b->cap - b->len - 1;
+		r = iconv(cd, &ip, &il, &op, &ol);
+		if (r == (size_t)-1 && errno == E2BIG && op == b->data + b->len)
+			slack *= 2;
+		b->len = (size_t)(op - b->data);
+		b->data[b->len] = '\0';
+		if (r != (size_t)-1 || errno == E2BIG)
+			continue;
+		sd_buf_put(b, sd_repl, 3);
+		if (errno != EILSEQ)
+			break;
+		ip++;
+		il--;
+	}
+}
+
+/* Cut b back to at most start+max bytes, not inside a UTF-8 sequence. */
+static void cut_utf8(sd_buf *b, size_t start, size_t max)
+{
+	size_t end;
+
+	if (b->len - start <= max)
+		return;
+	end = start + max;
+	while (end > start && ((unsigned char)b->data[end] & 0xc0) == 0x80)
+		end--;
+	b->len = end;
+	b->data[end] = '\0';
+}
+
+/* ISO-2022-JP is 7-bit; Japanese text labelled so but holding 8-bit bytes is really
+ * UTF-8, Shift_JIS (bytes 0x80-0xa0 occur) or EUC-JP. */
+static const char *jp_guess(const char *name, sd_str in)
+{
+	const unsigned char *s = (const unsigned char *)in.p;
+	size_t i = 0;
+
+	if (strcmp(name, "ISO-2022-JP-3") != 0 || !s || memchr(s, 0x1b, in.n))
+		return name;
+	i = utf8_prefix(in.p, in.n);
+	if (i == in.n)
+		return "";
+	for (; i < in.n; i++)
+		if (s[i] >= 0x80 && s[i] <= 0xa0 && s[i] != 0x8e && s[i] != 0x8f)
+			return "CP932";
+	return "EUC-JP-MS";
+}
+
+/* How many leading bytes of in the converter for name gives back unchanged, so
+ * that only the rest needs iconv. Tested byte by byte against glibc: the
+ * ASCII-compatible charsets copy every byte below 0x80 (ESC aside: ISO-2022
+ * switches with it, and it is in its first state until then); UTF-7 copies its
+ * direct characters (tab, line ends, ' ' to '}' but '+' and '\\'). 0 for any
+ * other converter. */
+static size_t same_prefix(const char *name, sd_str in)
+{
+	static const char *const same[] = { "CP1252", "CP949", "CP932", "EUC-JP-MS", "GBK", "BIG5",
+					    "ISO-2022-JP-3" };
+	int utf7 = !strcmp(name, "UTF-7"), known = utf7;
+	size_t i;
+
+	for (i = 0; i < sizeof(same) / sizeof(same[0]) && !known; i++)
+		known = !strcmp(name, same[i]);
+	if (!known && strncmp(name, "iso-8859-", 9) && strncmp(name, "windows-125", 11) &&
+	    strncmp(name, "koi8-", 5))
+		return 0;
+	for (i = 0; i < in.n; i++) {
+		unsigned char c = (unsigned char)in.p[i];
+		if (c >= 0x80 || c == 0x1b)
+			break;
+		if (utf7 && c != '\t' && c != '\n' && c != '\r' && (c < ' ' || c > '}' || c == '+' || c == '\\'))
+			break;
+	}
+	return i;
+}
+
+void sd_buf_put_utf8(sd_buf *b, sd_str charset, sd_str in, size_t max)
+{
+	char norm[SD_CHARSET_NAME];
+	const char *name;
+	size_t start = b->len;
+	iconv_t cd;
+
+	cs_normalize(charset, norm, sizeof(norm));
+	name = jp_guess(cs_iconv_name(norm), in);
+	cd = name[0] ? cs_open(name) : (iconv_t)-1;
+	if (cd == (iconv_t)-1) {
+		put_utf8_lenient(b, in.p, in.n > max ? max : in.n);
+	} else { /* copy what the converter would give back as it is, convert the rest */
+		size_t k = same_prefix(name, in);
+		if (k > max)
+			k = max;
+		sd_buf_put(b, in.p, k);
+		cs_convert(b, cd, in.p + k, in.n - k, max - k);
+	}
+	cut_utf8(b, start, max);
+}
+
+sd_str sd_to_utf8(sd_arena *a, sd_str charset, sd_str in)
+{
+	char norm[SD_CHARSET_NAME];
+	const char *name;
+	sd_buf b;
+	sd_str out = SD_NULLSTR;
+	char *p;
+
+	if (!in.p || in.n == 0)
+		return (sd_str){ "", 0 };
+	cs_normalize(charset, norm, sizeof(norm));
+	name = cs_iconv_name(norm);
+	if (!name[0] && sd_utf8_valid(in.p, in.n))
+		return in; /* read as UTF-8, and it is */
+	if (in.n <= SD_MAX_DECODED && same_prefix(name, in) == in.n)
+		return in; /* what the conversion would give */
+	sd_buf_init(&b);
+	sd_buf_put_utf8(&b, charset, in, SD_MAX_DECODED);
+	if (!b.oom && (p = sd_arena_strndup(a, b.data ? b.data : "", b.len)) != NULL)
+		out = (sd_str){ p, b.len };
+	sd_buf_free(&b);
+	return out;
+}
+
+/* ---- RFC 2047 ---- */
+
+typedef struct eword {
+	sd_str charset; /* without "*lang" */
+	char enc;       /* 'b' or 'q' */
+	sd_str text;
+	size_t len;     /* bytes of the whole word */
+} eword;
+
+/* Parse "=?charset?E?text?=" at p (p[0..1] == "=?"). Returns 1 on success. */
+static int eword_parse(const char *p, size_t n, eword *w)
+{
+	const char *q1, *q3, *end;
+
+	if (n > SD_EWORD_MAX)
+		n = SD_EWORD_MAX;
+	q1 = memchr(p + 2, '?', n - 2);
+	if (!q1 || q1 == p + 2 || (size_t)(q1 - p) + 3 >= n || q1[2] != '?')
+		return 0;
+	w->enc = (char)sd_tolower((unsigned char)q1[1]);
+	if (w->enc != 'b' && w->enc != 'q')
+		return 0;
+	q3 = q1 + 3;
+	end = sd_memmem(q3, n - (size_t)(q3 - p), "?=", 2);
+	if (!end)
+		return 0;
+	w->charset = (sd_str){ p + 2, (size_t)(q1 - p - 2) };
+	if (memchr(w->charset.p, ' ', w->charset.n))
+		return 0;
+	w->text = (sd_str){ q3, (size_t)(end - q3) };
+	w->len = (size_t)(end + 2 - p);
+	return 1;
+}
+
+static int all_space(sd_str s)
+{
+	for (size_t i = 0; i < s.n; i++)
+		if (s.p[i] != ' ' && s.p[i] != '\t' && s.p[i] != '\r' && s.p[i] != '\n')
+			return 0;
+	return 1;
+}
+
+/* Adjacent words in one charset are joined before conversion, so a multibyte
+ * character split across two words survives. */
+typedef struct ew_state {
+	sd_buf *out;
+	sd_buf raw;   /* decoded bytes not yet converted */
+	sd_str cs;    /* their charset */
+} ew_state;
+
+static void ew_flush(ew_state *st)
+{
+	if (st->raw.len)
+		sd_buf_put_utf8(st->out, st->cs, (sd_str){ st->raw.data, st->raw.len }, SIZE_MAX);
+	st->raw.len = 0;
+}
+
+static void ew_add(ew_state *st, const eword *w)
+{
+	size_t k;
+
+	if (st->raw.len && !(st->cs.n == w->charset.n &&
+	                     sd_memcaseeq(st->cs.p, w->charset.p, w->charset.n)))
+		ew_flush(st);
+	st->cs = w->charset;
+	if (sd_buf_reserve(&st->raw, w->text.n) < 0)
+		return;
+	if (w->enc == 'b')
+		k = sd_b64_decode(st->raw.data + st->raw.len, w->text.n, w->text.p, w->text.n);
+	else
+		k = sd_qp_decode(st->raw.data + st->raw.len, w->text.n, w->text.p, w->text.n, 1);
+	st->raw.len += k;
+}
+
+void sd_rfc2047_decode(sd_buf *b, sd_str in)
+{
+	ew_state st = { b, { NULL, 0, 0, 0 }, SD_NULLSTR };
+	size_t pos = 0;
+	int after_word = 0;
+	const char *q;
+	eword w;
+
+	while (pos < in.n) {
+		q = sd_memmem(in.p + pos, in.n - pos, "=?", 2);
+		sd_str gap = { in.p + pos, q ? (size_t)(q - in.p) - pos : in.n - pos };
+		int ok = q && eword_parse(q, in.n - (size_t)(q - in.p), &w);
+		if (!(ok && after_word && all_space(gap))) {
+			ew_flush(&st);
+			sd_buf_put(b, gap.p, gap.n);
+		}
+		if (!q)
+			break;
+		if (ok) {
+			ew_add(&st, &w);
+			pos = (size_t)(q - in.p) + w.len;
+		} else {
+			ew_flush(&st);
+			sd_buf_put(b, "=?", 2);
+			pos = (size_t)(q - in.p) + 2;
+		}
+		after_word = ok;
+	}
+	ew_flush(&st);
+	sd_buf_free(&st.raw);
+}

@@ -1,0 +1,482 @@
+/* scan.c - log lines to delivery records: the public scanner API.
+ *
+ * See scan.h for the three steps. This file owns step 3: the codes of the
+ * remote's reply, the time, the delay, and the verdict, which is decode's:
+ * the same reason decision (verdict.h) on the same kind of text. Sent lines
+ * need no reason scan; only failures go through the classifier. */
+#include "scan/scan.h"
+#include "mime/datetime.h"
+#include "verdict/classify.h"
+#include "kb/codes.h"
+#include "smtp/reply.h"
+#include "verdict/verdict.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#define SD_SCAN_ISSUE_CACHE 16 /* (reply code, status) pairs of sent lines remembered */
+
+struct smtpdiag_scanner {
+	unsigned flags;
+	sd_arena arena;
+	sd_classifier *cls;
+	sd_logline line;
+	sd_lograw raws[SD_SCAN_MAX_RECORDS];
+	smtpdiag_logrec recs[SD_SCAN_MAX_RECORDS];
+	size_t nrecs;
+	int ref_year, ref_mon;   /* for RFC 3164 times (no year) */
+	int64_t tz_hour;         /* last local hour looked up, and its offset */
+	long tz_off;
+	int tz_valid;
+	struct {                 /* issues of the codes of sent lines, by pair */
+		int rc, valid;
+		char status[SD_STATUS_MAX];
+		unsigned issues;
+	} ic[SD_SCAN_ISSUE_CACHE];
+};
+
+/* Per-line values shared by the line's records. */
+typedef struct line_common {
+	const char *format, *host, *program, *tzoff;
+	int64_t timestamp;
+} line_common;
+
+sd_lograw *sd_scan_add(sd_logline *l)
+{
+	sd_lograw *r;
+
+	if (l->n >= SD_SCAN_MAX_RECORDS)
+		return NULL;
+	r = &l->recs[l->n++];
+	memset(r, 0, sizeof(*r));
+	r->delay = -1;
+	return r;
+}
+
+void smtpdiag_scanner_reftime(smtpdiag_scanner *s, int64_t t)
+{
+	time_t tt = t ? (time_t)t : time(NULL);
+	struct tm tm;
+
+	if (!s)
+		return;
+	if (s->flags & SMTPDIAG_SCAN_UTC)
+		gmtime_r(&tt, &tm);
+	else
+		localtime_r(&tt, &tm);
+	s->ref_year = tm.tm_year + 1900;
+	s->ref_mon = tm.tm_mon + 1;
+}
+
+smtpdiag_scanner *smtpdiag_scanner_new(unsigned flags)
+{
+	smtpdiag_scanner *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->flags = flags;
+	sd_arena_init(&s->arena);
+	s->cls = sd_classifier_new();
+	if (!s->cls) {
+		free(s);
+		return NULL;
+	}
+	s->line.recs = s->raws;
+	tzset();
+	smtpdiag_scanner_reftime(s, 0);
+	return s;
+}
+
+void smtpdiag_scanner_free(smtpdiag_scanner *s)
+{
+	if (!s)
+		return;
+	sd_arena_free(&s->arena);
+	sd_classifier_free(s->cls);
+	free(s);
+}
+
+const smtpdiag_logrec *smtpdiag_scanner_rec(const smtpdiag_scanner *s, size_t i)
+{
+	return s && i < s->nrecs ? &s->recs[i] : NULL;
+}
+
+/* ---- time ---- */
+
+
+/* Offset (seconds east) of local time at the wall-clock time w (local time
+ * counted as if it were UTC). One lookup per hour of log. */
+static long local_offset(smtpdiag_scanner *s, int64_t w)
+{
+	int64_t hour = w >= 0 ? w / 3600 : (w - 3599) / 3600;
+	time_t t = (time_t)w;
+	struct tm tm;
+
+	if (s->tz_valid && s->tz_hour == hour)
+		return s->tz_off;
+	localtime_r(&t, &tm);
+	t = (time_t)(w - tm.tm_gmtoff);
+	localtime_r(&t, &tm);
+	s->tz_hour = hour;
+	s->tz_off = tm.tm_gmtoff;
+	s->tz_valid = 1;
+	return s->tz_off;
+}
+
+static void tz_text(long off, char out[6])
+{
+	long a = off < 0 ? -off : off;
+
+	out[0] = off < 0 ? '-' : '+';
+	out[1] = (char)('0' + a / 36000 % 10);
+	out[2] = (char)('0' + a / 3600 % 10);
+	out[3] = (char)('0' + a / 600 % 6);
+	out[4] = (char)('0' + a / 60 % 10);
+	out[5] = 0;
+}
+
+static int64_t line_time(smtpdiag_scanner *s, const sd_logtime *t, char tz[6])
+{
+	int year = t->has_year ? t->year : (t->mon > s->ref_mon ? s->ref_year - 1 : s->ref_year);
+	int64_t w = sd_days_from_civil(year, t->mon, t->day) * 86400 + t->hour * 3600 + t->min * 60 + t->sec;
+	long off;
+
+	if (t->has_off)
+		off = (long)t->off * 60;
+	else if (s->flags & SMTPDIAG_SCAN_UTC)
+		off = 0;
+	else
+		off = local_offset(s, w);
+	tz_text(off, tz);
+	return w - off;
+}
+
+/* ---- the records ---- */
+
+/* A NUL-terminated copy; a NUL byte inside the line becomes a space. */
+static const char *dup(sd_arena *a, sd_str v)
+{
+	char *d, *z;
+
+	if (!v.n)
+		return "";
+	d = sd_arena_strndup(a, v.p, v.n);
+	if (!d)
+		return "";
+	while ((z = memchr(d, 0, v.n)) != NULL)
+		*z = ' ';
+	return d;
+}
+
+static int reply_code(sd_str r)
+{
+	int c;
+
+	if (r.n < 3 || !sd_isdigit((unsigned char)r.p[0]) || !sd_isdigit((unsigned char)r.p[1]) ||
+	    !sd_isdigit((unsigned char)r.p[2]) || (r.n > 3 && r.p[3] != ' ' && r.p[3] != '-'))
+		return 0;
+	c = (r.p[0] - '0') * 100 + (r.p[1] - '0') * 10 + (r.p[2] - '0');
+	return sd_replycode_valid(c) ? c : 0;
+}
+
+/* The remote's status: right after its reply code, else (failures) anywhere
+ * in its reply. */
+static void remote_status(sd_str reply, int rc, int fail, char out[SD_STATUS_MAX])
+{
+	sd_status st;
+	sd_str t = rc ? sd_trim(sd_sl_skip(reply, 4)) : reply;
+
+	out[0] = 0;
+	if (t.n && sd_status_parse(t.p, t.n, &st) && (st.cls == 2 || st.cls == 4 || st.cls == 5)) {
+		sd_strlcpy(out, st.text, strlen(st.text), SD_STATUS_MAX);
+		return;
+	}
+	if (fail && reply.n)
+		sd_vd_status_find(reply.p, reply.n, 0, out);
+}
+
+static int dsn_ok(sd_str d)
+{
+	sd_status st;
+
+	return d.n && sd_status_parse(d.p, d.n, &st) == d.n;
+}
+
+static const char *domain_of(const char *addr)
+{
+	const char *at = strrchr(addr, '@');
+	return at ? at + 1 : "";
+}
+
+static const char *const action_names[] = { "", "sent", "deferred", "bounced", "expired" };
+
+/* What step 3 works out for one record. */
+typedef struct rec_work {
+	int rc;                       /* the remote's reply code, 0 when none */
+	char status[SD_STATUS_MAX];   /* the remote's status, "" when none */
+	sd_str diag;                  /* the reply, else the MTA's explanation */
+	int cls;                      /* 2, 4 or 5: what the failure is */
+} rec_work;
+
+
+/* The reason, the way decode decides it for the same reply. */
+static int reason_of(smtpdiag_scanner *s, const sd_lograw *r, const rec_work *w,
+		     const smtpdiag_logrec *o)
+{
+	sd_vd_in in;
+	int reason;
+
+	if (r->action == SD_ACT_SENT)
+		return SD_R_delivered;
+	if (r->action == SD_ACT_EXPIRED)
+		return SD_R_expired;
+	memset(&in, 0, sizeof(in));
+	in.reason = -1;
+	in.status = o->status;
+	in.replycode = w->rc;
+	in.diag = w->diag.n ? w->diag.p : "";
+	in.lc = sd_arena_strndup_lower(&s->arena, w->diag);
+	in.diagn = in.lc ? w->diag.n : 0;
+	in.diagtype = r->local ? "X-UNIX" : r->reply.n ? "SMTP" : "";
+	in.command = o->command;
+	in.action = r->action == SD_ACT_BOUNCED ? "failed" : "";
+	in.rhost = o->relay;
+	in.lhost = "";
+	in.destination = domain_of(o->recipient);
+	reason = sd_vd_reason(s->cls, &in);
+	/* A deferral has not expired: the MTA still retries. What decode calls
+	 * expired on a delay notice (connection timeouts, X.4.1) is a network error. */
+	if (r->action == SD_ACT_DEFERRED && reason == SD_R_expired)
+		reason = SD_R_networkerror;
+	return reason;
+}
+
+static int class_of(const sd_lograw *r, const smtpdiag_logrec *o, int rc)
+{
+	if (r->action == SD_ACT_SENT)
+		return 2;
+	if (r->action == SD_ACT_EXPIRED)
+		return 5; /* the MTA gave up: final for the sender */
+	if (o->status[0] == '2' || o->status[0] == '4' || o->status[0] == '5')
+		return o->status[0] - '0';
+	if (rc)
+		return rc / 100;
+	return r->action == SD_ACT_DEFERRED ? 4 : 5;
+}
+
+/* Issues of a success reply: they depend on the codes alone (a vendor's reuse
+ * of a code is recognised on failures), so they are remembered by pair. */
+static unsigned sent_issues(smtpdiag_scanner *s, int rc, const char *status)
+{
+	size_t h = ((size_t)rc * 31 + (status[0] ? (unsigned char)status[2] * 7 + (unsigned char)status[4] : 0)) %
+		   SD_SCAN_ISSUE_CACHE;
+	sd_status ps;
+
+	if (s->ic[h].valid && s->ic[h].rc == rc && !strcmp(s->ic[h].status, status))
+		return s->ic[h].issues;
+	memset(&ps, 0, sizeof(ps));
+	if (status[0])
+		sd_status_parse(status, strlen(status), &ps);
+	s->ic[h].rc = rc;
+	s->ic[h].valid = 1;
+	sd_strlcpy(s->ic[h].status, status, strlen(status), SD_STATUS_MAX);
+	s->ic[h].issues = sd_code_issues(rc, status[0] ? &ps : NULL, NULL, 0, NULL);
+	return s->ic[h].issues;
+}
+
+/* Hard bounce, retry and advice: decode's rules (fact.c set_advice), except
+ * that only a 5xx failure is ever hard (a 4xx must be retried). */
+static void verdict(smtpdiag_scanner *s, const sd_lograw *r, rec_work *w, smtpdiag_logrec *o)
+{
+	int reason = reason_of(s, r, w, o);
+	sd_status ps;
+
+	w->cls = class_of(r, o, w->rc);
+	o->reason = sd_reason_name(reason);
+	o->hardbounce = w->cls == 5 && r->action != SD_ACT_EXPIRED &&
+			sd_vd_hard(reason, w->diag.n ? w->diag.p : "", w->diag.n);
+	o->retry = sd_reason_retry(reason, w->cls, o->hardbounce);
+	o->advice = sd_reason_advice_for(reason, w->cls, o->hardbounce);
+	o->issues = 0;
+	if (!w->rc && !o->status[0])
+		return;
+	if (r->action == SD_ACT_SENT) {
+		o->issues = sent_issues(s, w->rc, o->status);
+		return;
+	}
+	memset(&ps, 0, sizeof(ps));
+	if (o->status[0])
+		sd_status_parse(o->status, strlen(o->status), &ps);
+	o->issues = sd_code_issues(w->rc, o->status[0] ? &ps : NULL, w->diag.p, w->diag.n, NULL);
+}
+
+static void codes(sd_arena *a, const sd_lograw *r, rec_work *w, smtpdiag_logrec *o)
+{
+	char rc3[4];
+
+	w->rc = reply_code(r->reply);
+	remote_status(r->reply, w->rc, r->action != SD_ACT_SENT, w->status);
+	if (w->rc) {
+		rc3[0] = (char)('0' + w->rc / 100);
+		rc3[1] = (char)('0' + w->rc / 10 % 10);
+		rc3[2] = (char)('0' + w->rc % 10);
+		o->replycode = dup(a, (sd_str){ rc3, 3 });
+	} else {
+		o->replycode = "";
+	}
+	o->dsn = dsn_ok(sd_trim(r->dsn)) ? dup(a, sd_trim(r->dsn)) : "";
+	o->status = w->status[0] ? dup(a, (sd_str){ w->status, strlen(w->status) }) : o->dsn;
+	w->diag = sd_trim(r->reply.n ? r->reply : r->text);
+}
+
+static int64_t delay_of(const sd_lograw *r, const sd_logline *l, int64_t ts)
+{
+	if (r->delay >= 0)
+		return r->delay;
+	if (l->arrival && ts && ts >= l->arrival)
+		return ts - l->arrival;
+	return -1;
+}
+
+static void finish(smtpdiag_scanner *s, const line_common *c, const sd_lograw *r, smtpdiag_logrec *o)
+{
+	sd_arena *a = &s->arena;
+	rec_work w;
+
+	memset(&w, 0, sizeof(w));
+	o->format = c->format;
+	o->host = c->host;
+	o->program = c->program;
+	o->timestamp = c->timestamp;
+	o->timezoneoffset = c->tzoff;
+	o->queueid = dup(a, r->queueid);
+	o->recipient = dup(a, sd_trim(r->recipient));
+	o->orig_recipient = dup(a, sd_trim(r->orig));
+	o->sender = dup(a, sd_trim(r->sender));
+	o->relay = dup(a, sd_trim(r->relay));
+	o->action = action_names[r->action];
+	codes(a, r, &w, o);
+	o->diagnosticcode = dup(a, w.diag);
+	o->command = sd_sl_command(r->command);
+	o->delay = delay_of(r, &s->line, c->timestamp);
+	verdict(s, r, &w, o);
+}
+
+/* ---- a line ---- */
+
+static int starts_ci(sd_str s, const char *lit)
+{
+	return sd_str_casestarts(s, lit);
+}
+
+static int dispatch(sd_logline *l)
+{
+	sd_str prog = l->h.program;
+	const char *slash = prog.n ? memrchr(prog.p, '/', prog.n) : NULL;
+
+	if (l->h.exim || starts_ci(prog, "exim")) {
+		l->format = "exim";
+		return sd_scan_exim(l);
+	}
+	if (slash) {
+		sd_str agent = { slash + 1, (size_t)(prog.p + prog.n - slash - 1) };
+		if (!sd_scan_postfix_agent(agent))
+			return 0;
+		l->format = "postfix";
+		return sd_scan_postfix(l, agent);
+	}
+	if (sd_str_caseeq(prog, "smtpd")) {
+		l->format = "opensmtpd";
+		return sd_scan_opensmtpd(l);
+	}
+	if (starts_ci(prog, "sendmail") || starts_ci(prog, "sm-mta") || starts_ci(prog, "sm-msp")) {
+		l->format = "sendmail";
+		return sd_scan_sendmail(l);
+	}
+	return 0;
+}
+
+static void common(smtpdiag_scanner *s, line_common *c)
+{
+	sd_logline *l = &s->line;
+	char tz[6] = "+0000";
+	const sd_logtime *t = l->has_inner ? &l->inner : l->h.has_time ? &l->h.time : NULL;
+
+	c->format = l->format;
+	c->host = dup(&s->arena, l->h.host);
+	c->program = dup(&s->arena, l->h.program);
+	c->timestamp = t ? line_time(s, t, tz) : 0;
+	c->tzoff = dup(&s->arena, (sd_str){ tz, 5 });
+}
+
+int smtpdiag_scan_line(smtpdiag_scanner *s, const char *p, size_t n)
+{
+	sd_logline *l;
+	line_common c;
+	int rc;
+
+	if (!s)
+		return SMTPDIAG_EINVAL;
+	s->nrecs = 0;
+	if (!p)
+		return n ? SMTPDIAG_EINVAL : 0;
+	if (n > SD_SCAN_MAX_LINE)
+		return SMTPDIAG_ELIMIT;
+	if (n && p[n - 1] == '\r')
+		n--;
+	l = &s->line;
+	l->n = 0;
+	l->has_inner = 0;
+	l->arrival = 0;
+	l->format = "";
+	if (!sd_loghdr_parse(p, n, &l->h))
+		return 0;
+	rc = dispatch(l);
+	if (rc <= 0)
+		return rc;
+	sd_arena_reset(&s->arena);
+	common(s, &c);
+	for (size_t i = 0; i < l->n; i++)
+		finish(s, &c, &l->recs[i], &s->recs[i]);
+	s->nrecs = l->n;
+	return (int)s->nrecs;
+}
+
+/* ---- JSON ---- */
+
+void smtpdiag_logrec_json(const smtpdiag_logrec *r, smtpdiag_buf *out)
+{
+	sd_buf *b = (sd_buf *)out;
+
+	if (!r || !b || sd_buf_reserve(b, 640 + strlen(r->diagnosticcode) * 2) < 0)
+		return;
+	sd_buf_put(b, "{\"timestamp\":", 13);
+	sd_buf_put_int(b, r->timestamp);
+	SD_JSTR(b, "timezoneoffset", r->timezoneoffset);
+	SD_JSTR(b, "host", r->host);
+	SD_JSTR(b, "program", r->program);
+	SD_JSTR(b, "format", r->format);
+	SD_JSTR(b, "queueid", r->queueid);
+	SD_JSTR(b, "recipient", r->recipient);
+	SD_JSTR(b, "orig_recipient", r->orig_recipient);
+	SD_JSTR(b, "sender", r->sender);
+	SD_JSTR(b, "relay", r->relay);
+	SD_JSTR(b, "action", r->action);
+	SD_JSTR(b, "replycode", r->replycode);
+	SD_JSTR(b, "status", r->status);
+	SD_JSTR(b, "dsn", r->dsn);
+	SD_JSTR(b, "diagnosticcode", r->diagnosticcode);
+	SD_JSTR(b, "command", r->command);
+	SD_JKEY(b, "delay");
+	if (r->delay >= 0)
+		sd_buf_put_int(b, r->delay);
+	else
+		sd_buf_put(b, "null", 4);
+	SD_JSTR(b, "reason", r->reason);
+	SD_JBOOL(b, "hardbounce", r->hardbounce);
+	SD_JBOOL(b, "retry", r->retry);
+	SD_JKEY(b, "issues");
+	smtpdiag_issues_json(r->issues, out);
+	SD_JSTR(b, "advice", r->advice);
+	sd_buf_putc(b, '}');
+}

@@ -1,0 +1,262 @@
+/* reply.c - RFC 5321 replies and RFC 3463 statuses: parse and find in text. */
+#include "smtp/reply.h"
+#include "smtpdiag.h"
+
+static int is_word(int c)
+{
+	return sd_isalnum(c) || c == '_';
+}
+
+size_t sd_status_parse(const char *p, size_t n, sd_status *st)
+{
+	size_t i = 0, k;
+	unsigned long sub, det;
+
+	if (n < 5 || !sd_isdigit((unsigned char)p[0]) || p[1] != '.')
+		return 0;
+	i = 2;
+	k = sd_parse_uint(p + i, n - i, 3, &sub);
+	if (!k)
+		return 0;
+	i += k;
+	if (i >= n || p[i] != '.')
+		return 0;
+	i++;
+	k = sd_parse_uint(p + i, n - i, 3, &det);
+	if (!k)
+		return 0;
+	i += k;
+	/* the code must end here: no fourth digit, no ".5" of an IP or version */
+	if (i < n && (sd_isdigit((unsigned char)p[i]) ||
+		      (p[i] == '.' && i + 1 < n && sd_isdigit((unsigned char)p[i + 1])) ||
+		      sd_isalpha((unsigned char)p[i])))
+		return 0;
+	if (st) {
+		st->cls = p[0] - '0';
+		st->subject = (int)sub;
+		st->detail = (int)det;
+		sd_strlcpy(st->text, p, i, sizeof(st->text));
+	}
+	return i;
+}
+
+int sd_replycode_valid(int c)
+{
+	return c >= 200 && c <= 559 && (c / 10) % 10 <= 5;
+}
+
+/* A reply code at p: three digits, 2-5 then 0-5 then 0-9, ending the number. */
+static int code_at(const char *p, size_t n, size_t i)
+{
+	int c;
+
+	if (i + 3 > n)
+		return 0;
+	for (int k = 0; k < 3; k++)
+		if (!sd_isdigit((unsigned char)p[i + k]))
+			return 0;
+	c = (p[i] - '0') * 100 + (p[i + 1] - '0') * 10 + (p[i + 2] - '0');
+	if (!sd_replycode_valid(c))
+		return 0;
+	if (i + 3 < n && (is_word((unsigned char)p[i + 3]) || p[i + 3] == '.' || p[i + 3] == ':' ||
+			  p[i + 3] == '/' || p[i + 3] == '@'))
+		return 0;
+	return c;
+}
+
+/* Skip the enhanced status that repeats on each line of a reply. */
+static size_t skip_status(const char *p, size_t n)
+{
+	size_t k = sd_status_parse(p, n, NULL);
+	if (!k)
+		return 0;
+	while (k < n && (p[k] == ' ' || p[k] == '\t'))
+		k++;
+	return k;
+}
+
+static int parse_line(sd_str line, int *code, int *cont, sd_str *rest)
+{
+	if (line.n < 3)
+		return -1;
+	*code = code_at(line.p, line.n, 0);
+	if (!*code && !(line.n >= 3 && sd_isdigit((unsigned char)line.p[0]) &&
+			 sd_isdigit((unsigned char)line.p[1]) && sd_isdigit((unsigned char)line.p[2])))
+		return -1;
+	if (!*code)
+		*code = (line.p[0] - '0') * 100 + (line.p[1] - '0') * 10 + (line.p[2] - '0');
+	*cont = line.n > 3 && line.p[3] == '-';
+	if (line.n > 3 && line.p[3] != '-' && line.p[3] != ' ' && line.p[3] != '\t')
+		return -1;
+	rest->p = line.p + (line.n > 3 ? 4 : 3);
+	rest->n = line.n > 3 ? line.n - 4 : 0;
+	return 0;
+}
+
+static int next_line(const char *p, size_t n, size_t *pos, sd_str *line)
+{
+	size_t i = *pos, s = i;
+
+	if (i >= n)
+		return 0;
+	while (i < n && p[i] != '\n' && p[i] != '\r')
+		i++;
+	line->p = p + s;
+	line->n = i - s;
+	if (i < n && p[i] == '\r')
+		i++;
+	if (i < n && p[i] == '\n' && (i == 0 || p[i - 1] != '\n' || p[i - 1] == '\r'))
+		i++;
+	*pos = i;
+	return 1;
+}
+
+int sd_reply_parse(const char *p, size_t n, sd_reply *r, sd_buf *text)
+{
+	size_t pos = 0;
+	sd_str line, rest;
+	int code, cont = 1;
+
+	memset(r, 0, sizeof(*r));
+	while (cont && next_line(p, n, &pos, &line)) {
+		line = sd_trim(line);
+		if (line.n == 0)
+			continue;
+		if (parse_line(line, &code, &cont, &rest) < 0)
+			return SMTPDIAG_EPARSE;
+		if (r->nlines && code != r->code)
+			return SMTPDIAG_EPARSE; /* RFC 5321 4.2.1: same code on every line */
+		if (++r->nlines > SD_MAX_REPLY_LINES)
+			return SMTPDIAG_ELIMIT;
+		r->code = code;
+		if (!r->status.text[0])
+			sd_status_parse(rest.p, rest.n, &r->status);
+		if (r->status.text[0] && sd_str_casestarts(rest, r->status.text)) {
+			size_t k = skip_status(rest.p, rest.n);
+			rest.p += k;
+			rest.n -= k;
+		}
+		rest = sd_trim(rest);
+		if (text && rest.n) {
+			if (text->len)
+				sd_buf_putc(text, ' ');
+			sd_buf_put(text, rest.p, rest.n);
+		}
+	}
+	if (!r->nlines)
+		return SMTPDIAG_EPARSE;
+	/* anything after the last line must be blank */
+	while (pos < n && sd_isspace((unsigned char)p[pos]))
+		pos++;
+	return pos < n ? SMTPDIAG_EPARSE : 0;
+}
+
+/* May a code start at i?  Not inside a word, number, IP, version or time. */
+static int boundary_before(const char *p, size_t i)
+{
+	int c;
+
+	if (i == 0)
+		return 1;
+	c = (unsigned char)p[i - 1];
+	return !(is_word(c) || c == '.' || c == ':' || c == '/' || c == '-' || c == '+' ||
+		 c == '@' || c == '$' || c == ',' || c >= 0x80);
+}
+
+static int after_version_word(const char *p, size_t i)
+{
+	static const char *const words[] = { "version ", "release ", "ver ", "v. ", "rev " };
+
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+		size_t wl = strlen(words[k]);
+		if (i >= wl && sd_memcaseeq(p + i - wl, words[k], wl))
+			return 1;
+	}
+	return 0;
+}
+
+/* After a reply code: optional spaces/'-'/'#' then a status? */
+static size_t status_after(const char *p, size_t n, size_t i, sd_status *st)
+{
+	size_t j = i, k;
+
+	if (j < n && (p[j] == '-' || p[j] == ' '))
+		j++;
+	while (j < n && j < i + 3 && (p[j] == ' ' || p[j] == '#' || p[j] == '('))
+		j++;
+	k = sd_status_parse(p + j, n - j, st);
+	if (!k || (st->cls != 2 && st->cls != 4 && st->cls != 5))
+		return 0;
+	return j + k;
+}
+
+static int status_plausible(const sd_status *st, const char *p, size_t i)
+{
+	if (st->cls != 2 && st->cls != 4 && st->cls != 5)
+		return 0;
+	if (after_version_word(p, i))
+		return 0;
+	/* standalone: only the defined subjects, single digit */
+	return st->subject <= 7 && st->text[3] == '.';
+}
+
+size_t sd_find_codes(const char *p, size_t n, sd_found *out, size_t max)
+{
+	size_t cnt = 0, i = 0, k;
+	sd_status st;
+	int c;
+
+	while (i + 3 <= n && cnt < max) {
+		if (!sd_isdigit((unsigned char)p[i]) || !boundary_before(p, i)) {
+			i++;
+			continue;
+		}
+		if ((c = code_at(p, n, i)) != 0 && !after_version_word(p, i)) {
+			memset(&out[cnt], 0, sizeof(out[cnt]));
+			out[cnt].replycode = c;
+			out[cnt].off = i;
+			k = status_after(p, n, i + 3, &st);
+			if (k) {
+				out[cnt].status = st;
+				out[cnt].end = k;
+			} else {
+				out[cnt].end = i + 3;
+			}
+			i = out[cnt++].end;
+			continue;
+		}
+		k = sd_status_parse(p + i, n - i, &st);
+		if (k && status_plausible(&st, p, i)) {
+			memset(&out[cnt], 0, sizeof(out[cnt]));
+			out[cnt].status = st;
+			out[cnt].off = i;
+			out[cnt].end = i + k;
+			cnt++;
+			i += k;
+			continue;
+		}
+		while (i < n && sd_isdigit((unsigned char)p[i]))
+			i++;
+	}
+	return cnt;
+}
+
+int sd_pick_code(const sd_found *f, size_t n)
+{
+	int first_fail = -1, first_status_only = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		int fail = f[i].replycode >= 400 || (!f[i].replycode && f[i].status.cls >= 4);
+		if (fail && f[i].replycode && f[i].status.text[0])
+			return (int)i;
+		if (fail && f[i].replycode && first_fail < 0)
+			first_fail = (int)i;
+		if (fail && !f[i].replycode && first_status_only < 0)
+			first_status_only = (int)i;
+	}
+	if (first_fail >= 0)
+		return first_fail;
+	if (first_status_only >= 0)
+		return first_status_only;
+	return n ? 0 : -1;
+}

@@ -1,0 +1,236 @@
+/* classify.c - load the embedded Vectorscan database; scan texts for reasons. */
+#include "verdict/classify.h"
+#include "verdict/rules.h"
+#include "smtpdiag.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <hs.h>
+
+static const struct {
+	const char *name;
+	int hard;
+	const char *advice;
+	const char *text;
+} reasons[] = {
+#define SD_REASON(name, hard, advice, meaning) { #name, hard, advice, meaning },
+#include "verdict/reasons.def"
+#undef SD_REASON
+};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static hs_database_t *db;
+static int db_err;
+static int db_compiled;
+static int order_rank[SD_R_COUNT];
+static int force_compile;
+
+void sd_classify_force_compile(void)
+{
+	force_compile = 1;
+}
+
+struct sd_classifier {
+	hs_scratch_t *scratch;
+};
+
+static int compile_fallback(void)
+{
+	hs_compile_error_t *ce = NULL;
+	unsigned *flags = calloc(sd_rules_npatterns, sizeof(unsigned));
+	unsigned *ids = calloc(sd_rules_npatterns, sizeof(unsigned));
+	int rc;
+
+	if (!flags || !ids) {
+		free(flags);
+		free(ids);
+		return SMTPDIAG_ENOMEM;
+	}
+	for (unsigned i = 0; i < sd_rules_npatterns; i++) {
+		flags[i] = sd_rules_flags;
+		ids[i] = i;
+	}
+	rc = hs_compile_multi(sd_rules_patterns, flags, ids, sd_rules_npatterns,
+			      HS_MODE_BLOCK, NULL, &db, &ce);
+	if (rc != HS_SUCCESS && ce)
+		hs_free_compile_error(ce);
+	free(flags);
+	free(ids);
+	return rc == HS_SUCCESS ? 0 : SMTPDIAG_EINVAL;
+}
+
+static void load(void)
+{
+	int i;
+
+	for (i = 0; i < SD_R_COUNT; i++)
+		order_rank[i] = SD_R_COUNT + i;
+	for (i = 0; i < sd_rules_norder; i++)
+		order_rank[sd_rules_order[i]] = i;
+	if (!force_compile &&
+	    hs_deserialize_database((const char *)sd_rules_db, sd_rules_dblen, &db) == HS_SUCCESS)
+		return;
+	db = NULL;
+	db_compiled = 1;
+	db_err = compile_fallback();
+}
+
+int sd_classify_init(int *compiled)
+{
+	pthread_once(&once, load);
+	if (compiled)
+		*compiled = db_compiled;
+	return db ? 0 : (db_err ? db_err : SMTPDIAG_EINVAL);
+}
+
+sd_classifier *sd_classifier_new(void)
+{
+	sd_classifier *c;
+
+	if (sd_classify_init(NULL) < 0)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	if (hs_alloc_scratch(db, &c->scratch) != HS_SUCCESS) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void sd_classifier_free(sd_classifier *c)
+{
+	if (!c)
+		return;
+	hs_free_scratch(c->scratch);
+	free(c);
+}
+
+static int on_match(unsigned id, unsigned long long from, unsigned long long to,
+		    unsigned flags, void *ctx)
+{
+	sd_reasonset *s = ctx;
+	(void)from;
+	(void)to;
+	(void)flags;
+	*s |= (sd_reasonset)1 << sd_rules_reason[id];
+	return 0;
+}
+
+sd_reasonset sd_classify_scan(sd_classifier *c, const char *p, size_t n)
+{
+	sd_reasonset s = 0;
+
+	if (!c || !p || !n)
+		return 0;
+	if (n > 0xffffffffu)
+		n = 0xffffffffu;
+	hs_scan(db, p, (unsigned)n, 0, c->scratch, on_match, &s);
+	return s;
+}
+
+int sd_reason_pick(sd_reasonset s)
+{
+	int best = -1;
+
+	for (int i = 0; i < SD_R_COUNT; i++)
+		if ((s >> i & 1) && (best < 0 || order_rank[i] < order_rank[best]))
+			best = i;
+	return best;
+}
+
+int sd_reason_from_status(const char *status)
+{
+	sd_classify_init(NULL);
+	for (int i = 0; i < sd_rules_nstatus; i++)
+		if (sd_rules_status[i].status[0] == status[0] && !strcmp(sd_rules_status[i].status, status))
+			return sd_rules_status[i].reason;
+	return -1;
+}
+
+const char *sd_reason_name(int r)
+{
+	return r >= 0 && r < SD_R_COUNT ? reasons[r].name : "";
+}
+
+int sd_reason_index(const char *name)
+{
+	for (int i = 0; i < SD_R_COUNT; i++)
+		if (!strcmp(reasons[i].name, name))
+			return i;
+	return -1;
+}
+
+int sd_reason_hard(int r)
+{
+	return r >= 0 && r < SD_R_COUNT ? reasons[r].hard : 0;
+}
+
+const char *sd_reason_advice(int r)
+{
+	return r >= 0 && r < SD_R_COUNT ? reasons[r].advice : "none";
+}
+
+const char *sd_reason_text(int r)
+{
+	return r >= 0 && r < SD_R_COUNT ? reasons[r].text : "";
+}
+
+size_t smtpdiag_reason_count(void)
+{
+	return SD_R_COUNT;
+}
+
+const char *smtpdiag_reason_name(size_t i)
+{
+	return i < SD_R_COUNT ? reasons[i].name : NULL;
+}
+
+const char *smtpdiag_reason_meaning(const char *reason)
+{
+	int r = reason ? sd_reason_index(reason) : -1;
+	return r >= 0 ? reasons[r].text : NULL;
+}
+
+int smtpdiag_init(smtpdiag_error *err)
+{
+	int compiled = 0;
+	int rc = sd_classify_init(&compiled);
+
+	if (rc < 0) {
+		if (err) {
+			err->code = rc;
+			snprintf(err->message, sizeof(err->message),
+				 "the reason rule database could neither be loaded nor compiled");
+		}
+		return rc;
+	}
+	return compiled;
+}
+
+/* Retry and advice: one policy for decode, scan and explain (docs/reasons.md).
+ * A 4xx is retried; so are the soft reasons that clear with time, even when the
+ * server sent a 5xx; never a hard bounce, an expiry, a success, an auto-reply
+ * or a complaint. */
+int sd_reason_retry(int reason, int cls, int hard)
+{
+	if (hard || reason == SD_R_expired || reason == SD_R_delivered || reason == SD_R_vacation ||
+	    reason == SD_R_feedback)
+		return 0;
+	return cls == 4 || reason == SD_R_mailboxfull || reason == SD_R_systemfull ||
+	       reason == SD_R_ratelimited || reason == SD_R_networkerror;
+}
+
+const char *sd_reason_advice_for(int reason, int cls, int hard)
+{
+	if (reason == SD_R_delivered || reason == SD_R_vacation)
+		return "none";
+	if (cls == 4 && !hard)
+		return "retry";
+	if (reason < 0)
+		return cls == 5 ? "contact-recipient-admin" : "none";
+	return sd_reason_advice(reason);
+}

@@ -1,0 +1,277 @@
+/* reason.c - decide the bounce reason of one recipient.
+ *
+ * The phrase lists live in the rules directory and are matched in one scan; this
+ * file holds the order in which they are consulted and the checks that look
+ * at the status, the reply code or the SMTP command as well. The order follows
+ * the reference decoder (Sisimai 5): first the reasons whose own tests are
+ * strongest, then a second pass on the text alone, then the status class. */
+#include "verdict/verdict.h"
+
+#define IN(r) ((ctx->set >> (r)) & 1)
+#define SD_VD_TEXT_MAX 4096 /* bytes of a single reply text read */
+
+typedef struct rctx {
+	const sd_vd_in *in;
+	sd_reasonset set;  /* reasons whose phrases occur in the text */
+	int sname;         /* reason the status implies, -1 if none */
+} rctx;
+
+/* Texts that name a refused recipient or client, not a refused sender, even
+ * though they hold a "rejected" phrase. */
+static int sd_rejected_isnot(const char *p, size_t n)
+{
+	static const char *const isnot[] = {
+		"5.1.0 address rejected", "recipient address rejected", "sender ip address rejected",
+	};
+
+	for (size_t i = 0; i < sizeof(isnot) / sizeof(isnot[0]); i++)
+		if (sd_memmem(p, n, isnot[i], strlen(isnot[i])))
+			return 1;
+	return 0;
+}
+
+static int is_cmd(const rctx *ctx, const char *c)
+{
+	return strcmp(ctx->in->command, c) == 0;
+}
+
+/* Commands sent before DATA: a content reason cannot come from them. */
+static int before_data(const rctx *ctx)
+{
+	static const char *const cmds[] = { "CONN", "EHLO", "HELO", "MAIL", "RCPT" };
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (is_cmd(ctx, cmds[i]))
+			return 1;
+	return 0;
+}
+
+int sd_vd_retried(int r)
+{
+	return r < 0 || r == SD_R_undefined || r == SD_R_onhold || r == SD_R_systemerror ||
+	       r == SD_R_securityerror || r == SD_R_expired || r == SD_R_networkerror ||
+	       r == SD_R_hostunknown || r == SD_R_userunknown;
+}
+
+static int explicit_reason(int r)
+{
+	return r >= 0 && r != SD_R_undefined && r != SD_R_onhold;
+}
+
+/* The reason when the status says it plainly, or the phrases do. */
+static int simple(const rctx *ctx, int r)
+{
+	return ctx->sname == r || IN(r);
+}
+
+static int probe_userunknown(const rctx *ctx)
+{
+	static const int others[] = { SD_R_norelaying, SD_R_blocked, SD_R_mailboxfull,
+				      SD_R_hasmoved, SD_R_rejected, SD_R_notaccept };
+
+	if (ctx->sname == SD_R_suspend)
+		return 0;
+	if (ctx->sname != SD_R_userunknown)
+		return is_cmd(ctx, "RCPT") && IN(SD_R_userunknown);
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		if (IN(others[i]) && (others[i] != SD_R_rejected || !sd_rejected_isnot(ctx->in->lc, ctx->in->diagn)))
+			return 0;
+	return 1;
+}
+
+static int probe_filtered(const rctx *ctx)
+{
+	if (ctx->sname == SD_R_suspend)
+		return 0;
+	if (ctx->sname != SD_R_filtered && before_data(ctx))
+		return 0;
+	return IN(SD_R_userunknown) || IN(SD_R_filtered);
+}
+
+static int rejected_text(const rctx *ctx)
+{
+	return IN(SD_R_rejected) && !sd_rejected_isnot(ctx->in->lc, ctx->in->diagn);
+}
+
+static int probe_rejected(const rctx *ctx)
+{
+	int t = ctx->sname;
+
+	if (t == SD_R_rejected)
+		return 1;
+	if (is_cmd(ctx, "MAIL"))
+		return rejected_text(ctx);
+	if (is_cmd(ctx, "DATA") && t != SD_R_userunknown)
+		return rejected_text(ctx);
+	if (!explicit_reason(t) || t == SD_R_securityerror || t == SD_R_systemerror)
+		return rejected_text(ctx);
+	return 0;
+}
+
+static int probe_spam(const rctx *ctx)
+{
+	if (!ctx->in->status[0])
+		return 0;
+	if (ctx->sname == SD_R_spamdetected)
+		return 1;
+	return !before_data(ctx) && IN(SD_R_spamdetected);
+}
+
+static int probe_norelaying(const rctx *ctx)
+{
+	int r = ctx->in->reason;
+
+	if (r == SD_R_securityerror || r == SD_R_systemerror || r == SD_R_undefined)
+		return 0;
+	if (is_cmd(ctx, "CONN") || is_cmd(ctx, "EHLO") || is_cmd(ctx, "HELO"))
+		return 0;
+	return IN(SD_R_norelaying);
+}
+
+static int probe_hostunknown(const rctx *ctx)
+{
+	if (ctx->sname == SD_R_hostunknown)
+		return !IN(SD_R_networkerror);
+	return IN(SD_R_hostunknown);
+}
+
+/* First pass: reasons in order, each with its own test. */
+static int first_pass(const rctx *ctx)
+{
+	static const int order[] = {
+		SD_R_mailboxfull, SD_R_emailtoolarge, SD_R_suspend, SD_R_hasmoved, SD_R_norelaying,
+		SD_R_authfailure, SD_R_userunknown, SD_R_filtered, SD_R_requireptr,
+		SD_R_notcompliantrfc, SD_R_badreputation, SD_R_contenterror, SD_R_rejected,
+		SD_R_hostunknown, SD_R_spamdetected, SD_R_ratelimited, SD_R_blocked,
+	};
+	const sd_vd_in *in = ctx->in;
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		int r = order[i], hit;
+		if (in->reason == r)
+			return r;
+		switch (r) {
+		case SD_R_suspend: hit = in->replycode == 525 || IN(r); break;
+		case SD_R_hasmoved: case SD_R_notcompliantrfc: case SD_R_badreputation: hit = IN(r); break;
+		case SD_R_norelaying: hit = probe_norelaying(ctx); break;
+		case SD_R_userunknown: hit = probe_userunknown(ctx); break;
+		case SD_R_filtered: hit = probe_filtered(ctx); break;
+		case SD_R_contenterror: hit = !probe_spam(ctx) && simple(ctx, r); break;
+		case SD_R_rejected: hit = probe_rejected(ctx); break;
+		case SD_R_hostunknown: hit = probe_hostunknown(ctx); break;
+		case SD_R_spamdetected: hit = probe_spam(ctx); break;
+		default: hit = simple(ctx, r); break;
+		}
+		if (hit)
+			return r;
+	}
+	return -1;
+}
+
+/* Second pass: phrases alone, then the status class, the mailer, the command. */
+static int another(const rctx *ctx)
+{
+	static const int order[] = {
+		SD_R_mailboxfull, SD_R_authfailure, SD_R_badreputation, SD_R_ratelimited,
+		SD_R_spamdetected, SD_R_virusdetected, SD_R_policyviolation, SD_R_norelaying,
+		SD_R_systemerror, SD_R_networkerror, SD_R_suspend, SD_R_contenterror, SD_R_systemfull,
+		SD_R_notaccept, SD_R_expired, SD_R_failedstarttls, SD_R_securityerror,
+		SD_R_suppressed, SD_R_mailererror,
+	};
+	const sd_vd_in *in = ctx->in;
+	const char *st = in->status;
+	int t = ctx->sname, rc = in->replycode;
+
+	if (explicit_reason(in->reason))
+		return in->reason;
+	if (!(sd_vd_retried(t) || strcmp(in->diagtype, "SMTP") != 0))
+		return t;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (IN(order[i]))
+			return order[i];
+	if (t >= 0)
+		return t;
+	if (st[0] && st[1] == '.' && (st[2] == '6' || st[2] == '7') && st[3] == '.')
+		return st[2] == '6' ? SD_R_contenterror : SD_R_securityerror;
+	if (!strncmp(in->diagtype, "X-UNIX", 6))
+		return SD_R_mailererror;
+	if ((rc > 400 && rc < 408) || (rc > 500 && rc < 508))
+		return SD_R_syntaxerror;
+	if (!strcmp(in->action, "delayed") || !strcmp(in->action, "expired"))
+		return SD_R_expired;
+	if (!strcmp(in->command, "EHLO") || !strcmp(in->command, "HELO"))
+		return SD_R_blocked;
+	return -1;
+}
+
+static int text_reason(const rctx *ctx)
+{
+	const sd_vd_in *in = ctx->in;
+	int r = -1;
+
+	if (!strcmp(in->diagtype, "SMTP") || !in->diagtype[0])
+		r = first_pass(ctx);
+	if (r >= 0 && r != SD_R_undefined)
+		return r;
+	r = another(ctx);
+	if (r == SD_R_undefined)
+		r = -1;
+	if (r < 0 && !strcmp(in->action, "delayed"))
+		r = SD_R_expired;
+	if (r >= 0)
+		return r;
+	if (IN(SD_R_vacation))
+		return SD_R_vacation;
+	return in->diagn ? SD_R_onhold : SD_R_undefined;
+}
+
+int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in)
+{
+	rctx ctx = { in, 0, -1 };
+	int r;
+
+	if (in->reason >= 0 && !sd_vd_retried(in->reason))
+		return in->reason;
+	if (in->status[0] == '2' && in->status[1] == '.')
+		return SD_R_delivered;
+	r = sd_lda_reason(in->lc, in->diagn, in->command);
+	if (explicit_reason(r))
+		return r;
+	r = sd_rhost_reason(in);
+	if (explicit_reason(r))
+		return r;
+	ctx.set = in->diagn ? sd_classify_scan(cls, in->diag, in->diagn) : 0;
+	ctx.sname = in->status[0] ? sd_reason_from_status(in->status) : -1;
+	r = text_reason(&ctx);
+	if (explicit_reason(r))
+		return r;
+	return in->diagn ? SD_R_onhold : SD_R_undefined;
+}
+
+int sd_vd_reason_of_text(sd_classifier *cls, const char *p, size_t n)
+{
+	char st[SD_STATUS_MAX], lc[SD_VD_TEXT_MAX];
+	sd_vd_in in;
+	int r;
+
+	if (!p || !n)
+		return -1;
+	if (n >= sizeof(lc))
+		n = sizeof(lc) - 1;
+	for (size_t i = 0; i < n; i++)
+		lc[i] = (char)sd_tolower((unsigned char)p[i]);
+	lc[n] = 0;
+	memset(&in, 0, sizeof(in));
+	sd_vd_status_find(p, n, 0, st);
+	in.reason = -1;
+	in.status = st;
+	in.replycode = sd_vd_reply_find(p, n, st[0]);
+	in.diag = p;
+	in.lc = lc;
+	in.diagn = n;
+	in.diagtype = "SMTP";
+	in.command = sd_vd_command_find(p, n);
+	in.action = in.rhost = in.lhost = in.destination = "";
+	r = sd_vd_reason(cls, &in);
+	return r == SD_R_onhold || r == SD_R_undefined ? -1 : r;
+}

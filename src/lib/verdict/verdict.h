@@ -1,0 +1,60 @@
+/* verdict.h - per-recipient decisions: which status and reply code a bounce
+ * text carries, which reason it reports, hard or soft.
+ *
+ * The code finders follow the conventions of the reference decoder (Sisimai)
+ * so that verdicts agree with it: a status must not follow a digit, '.' or
+ * '/', a reply code must stand alone, an IPv4 address is never a status. */
+#ifndef SD_VERDICT_H
+#define SD_VERDICT_H
+
+#include "core/util.h"
+#include "verdict/classify.h"
+
+#define SD_STATUS_MAX 12 /* "5.7.123" plus NUL, with room */
+
+/* The status that matters in text (class '2', '4', '5', or 0 for any), written
+ * to out ("" when none). */
+void sd_vd_status_find(const char *p, size_t n, int cls, char out[SD_STATUS_MAX]);
+/* The reply code in text, preferring class cls ('2','4','5' or 0); 0 if none. */
+int sd_vd_reply_find(const char *p, size_t n, int cls);
+/* Of two statuses (a: the Status: field, b: found in the text), the one to keep,
+ * given the reply code (0 when none). Returns a or b (may be ""). */
+const char *sd_vd_prefer(const char *a, const char *b, int reply);
+/* SMTP command named in text (HELO, EHLO, MAIL, RCPT, DATA, ...), "" when none. */
+const char *sd_vd_command_find(const char *p, size_t n);
+/* Does the text say the failure is temporary / permanent? */
+int sd_vd_is_temporary(const char *p, size_t n);
+
+/* What decide() looks at. Strings are NUL-terminated; "" when unknown. */
+typedef struct sd_vd_in {
+	int reason;            /* reason given by the format module, -1 if none */
+	const char *status;    /* "5.1.1" */
+	int replycode;         /* 550, 0 if none */
+	const char *diag;      /* cleaned diagnostic text */
+	const char *lc;        /* the same, lowercased (ASCII), diagn bytes */
+	size_t diagn;
+	const char *diagtype;  /* "SMTP", "X-UNIX", ... */
+	const char *command;   /* "RCPT" ... */
+	const char *action;    /* "failed", "delayed" ... */
+	const char *rhost, *lhost, *destination;
+} sd_vd_in;
+
+/* The bounce reason (SD_R_*). */
+int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in);
+/* Is the reason a "retry the detection" reason (a module's guess)? */
+int sd_vd_retried(int reason);
+/* Hard bounce? (text: status and diagnostic, for notaccept) */
+int sd_vd_hard(int reason, const char *text, size_t n);
+
+/* The reason of a single reply text (explain, log lines): the same decision
+ * as for a bounce, with the status and reply code found in the text; -1 when
+ * the text gives no reason. */
+int sd_vd_reason_of_text(sd_classifier *cls, const char *p, size_t n);
+
+/* Reason decided by a remote host's own vocabulary (rhost.c), or -1. */
+int sd_rhost_reason(const sd_vd_in *in);
+/* Reason decided by a local delivery agent's message (procmail, dovecot...), or -1.
+ * lc: the lowercased diagnostic. */
+int sd_lda_reason(const char *lc, size_t n, const char *command);
+
+#endif
