@@ -323,6 +323,77 @@ const smtpdiag_logrec *smtpdiag_scanner_rec(const smtpdiag_scanner *s, size_t i)
  * unknown). */
 void smtpdiag_logrec_json(const smtpdiag_logrec *r, smtpdiag_buf *out);
 
+/* ---- scan summary ----
+ * Counts of a log's delivery records (`smtpdiag scan --summary`): the records
+ * by action, reason, recipient domain (lowercased), relay and code ("550 5.1.1"),
+ * the messages still deferred past RFC 5321's give-up time (section 4.5.4.1:
+ * "at least 4-5 days"), and the 4xx replies the MTA turned into bounces before
+ * that time (keyed "code  relay", two spaces). It also keeps the caller's count
+ * of lines and inputs by outcome. Memory is bounded whatever the log. */
+
+#define SMTPDIAG_SUMMARY_MAX_KEYS 100000   /* distinct keys per table; more go to its "other" */
+#define SMTPDIAG_SUMMARY_MAX_LATE 100000   /* late messages kept (by queue id); more are counted */
+#define SMTPDIAG_SUMMARY_ROWS 20           /* rows written per table (text and JSON); the rest summed */
+#define SMTPDIAG_SUMMARY_GIVEUP_SECONDS (5 * 86400) /* a deferral older than this is late */
+
+/* The counters of smtpdiag_summary_count() and smtpdiag_summary_get(). The
+ * reader of a log counts each line once as LINES and once as one of
+ * DELIVERY (smtpdiag_scan_line() > 0), SKIPPED (0), MALFORMED (SMTPDIAG_EPARSE)
+ * or OVERLIMIT (SMTPDIAG_ELIMIT, or a line too long to hand over), so they add
+ * up; each input once as INPUTS, and FAILED_INPUTS when it could not be read.
+ * RECORDS is counted by smtpdiag_summary_add() only. */
+typedef enum smtpdiag_sum_counter {
+	SMTPDIAG_SUM_LINES,
+	SMTPDIAG_SUM_DELIVERY,
+	SMTPDIAG_SUM_SKIPPED,
+	SMTPDIAG_SUM_MALFORMED,
+	SMTPDIAG_SUM_OVERLIMIT,
+	SMTPDIAG_SUM_INPUTS,
+	SMTPDIAG_SUM_FAILED_INPUTS,
+	SMTPDIAG_SUM_RECORDS,
+	SMTPDIAG_SUM_NCOUNTERS
+} smtpdiag_sum_counter;
+
+typedef struct smtpdiag_summary smtpdiag_summary;
+
+/* An empty summary (NULL when out of memory); free with smtpdiag_summary_free().
+ * Not thread-safe: keep one per thread and merge them at the end. */
+smtpdiag_summary *smtpdiag_summary_new(void);
+void smtpdiag_summary_free(smtpdiag_summary *s);
+
+/* Count one record. The summary copies what it keeps; r is only read during
+ * the call. A key past SMTPDIAG_SUMMARY_MAX_KEYS is counted in its table's
+ * "other". Returns 0, SMTPDIAG_EINVAL (NULL argument), or SMTPDIAG_ENOMEM when a
+ * key could not be stored (the record is still counted, that key as "other"). */
+int smtpdiag_summary_add(smtpdiag_summary *s, const smtpdiag_logrec *r);
+
+/* Add n to a counter (not SMTPDIAG_SUM_RECORDS). Returns 0 or SMTPDIAG_EINVAL. */
+int smtpdiag_summary_count(smtpdiag_summary *s, smtpdiag_sum_counter which, unsigned long n);
+/* A counter's value; 0 for a NULL summary or an unknown counter. */
+unsigned long smtpdiag_summary_get(const smtpdiag_summary *s, smtpdiag_sum_counter which);
+
+/* Add from's counts into into (from is only read; for the summaries of
+ * threads). Returns 0, SMTPDIAG_EINVAL (NULL, or into == from) or
+ * SMTPDIAG_ENOMEM (the keys not stored are counted as "other"). */
+int smtpdiag_summary_merge(smtpdiag_summary *into, const smtpdiag_summary *from);
+
+/* Append the summary as the readable report of `scan --summary`, or as one
+ * JSON object (no trailing newline):
+ *   {"lines":N,"delivery":N,"skipped":N,"malformed":N,"overlimit":N,
+ *    "inputs":N,"failed_inputs":N,"records":N,
+ *    "action":T,"reason":T,"domain":T,"relay":T,"code":T,
+ *    "late":{"giveup_seconds":N,"messages":N,"other":N,
+ *            "rows":[{"queueid":S,"delay":N,"recipient":S,"reason":S,"status":S}],"more":N},
+ *    "bounced_4xx":{"count":N, and the members of a T}}
+ * where a table T is {"rows":[{"key":S,"count":N}],"more_keys":N,"more_count":N,"other":N}:
+ * the first SMTPDIAG_SUMMARY_ROWS rows by count (then key), the keys and the
+ * count of the rows left out, and the count past SMTPDIAG_SUMMARY_MAX_KEYS.
+ * Late messages are the longest deferred first; "other" counts deferrals past
+ * SMTPDIAG_SUMMARY_MAX_LATE. Keys are as logged ("" when the record has none).
+ * Returns 0, SMTPDIAG_EINVAL or SMTPDIAG_ENOMEM (out->oom). */
+int smtpdiag_summary_text(const smtpdiag_summary *s, smtpdiag_buf *out);
+int smtpdiag_summary_json(const smtpdiag_summary *s, smtpdiag_buf *out);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif
