@@ -2,7 +2,7 @@
  *
  * Each input is read in large chunks (cmd_scan_input.c) and every line goes
  * to smtpdiag_scan_line(); records are written as JSON Lines or text, or only
- * counted (--summary, cmd_scan_sum.c). With -j N, N threads take the inputs in
+ * counted (--summary, smtpdiag_summary). With -j N, N threads take the inputs in
  * turn; each input's output is spooled to a temporary file and copied out in
  * the order of the arguments, so every input's records stay together. */
 #include <errno.h>
@@ -34,6 +34,7 @@ static const char help[] =
 	"\n"
 	"options:\n"
 	"  --format jsonl|text  JSON Lines (default) or one readable line per attempt\n"
+	"                       (--summary: a report, or with --format json one JSON object)\n"
 	"  --summary            print only counts: lines read = delivery lines + skipped\n"
 	"                       + malformed + over a limit; records by action, reason,\n"
 	"                       recipient domain, relay and code; messages deferred past\n"
@@ -53,7 +54,7 @@ static const char help[] =
 	"Exit status: 0 every input read, 1 some inputs failed, 2 bad usage, 3 internal failure.\n";
 
 typedef struct scan_opts {
-	int text, summary, failures, follow, jobs;
+	int text, json, summary, failures, follow, jobs;
 	unsigned flags;
 } scan_opts;
 
@@ -62,7 +63,7 @@ typedef struct worker {
 	smtpdiag_scanner *sc;
 	smtpdiag_buf out;
 	FILE *dst;
-	scan_sum sum;
+	smtpdiag_summary *sum;
 	int werr;
 } worker;
 
@@ -164,7 +165,7 @@ static void text_line(worker *w, const smtpdiag_logrec *r)
 static void emit(worker *w, const smtpdiag_logrec *r)
 {
 	if (w->o->summary) {
-		scan_sum_rec(&w->sum, r);
+		(void)smtpdiag_summary_add(w->sum, r); /* a key not stored is counted as "other" */
 		return;
 	}
 	if (w->o->failures && !strcmp(r->action, "sent"))
@@ -192,17 +193,17 @@ static void on_line(void *ctx, const char *p, size_t n)
 	worker *w = ctx;
 	int rc = smtpdiag_scan_line(w->sc, p, n);
 
-	w->sum.lines++;
+	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_LINES, 1);
 	if (rc > 0) {
-		w->sum.delivery++;
+		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_DELIVERY, 1);
 		for (int i = 0; i < rc; i++)
 			emit(w, smtpdiag_scanner_rec(w->sc, (size_t)i));
 	} else if (rc == 0) {
-		w->sum.skipped++;
+		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_SKIPPED, 1);
 	} else if (rc == SMTPDIAG_EPARSE) {
-		w->sum.malformed++;
+		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_MALFORMED, 1);
 	} else {
-		w->sum.toolong++;
+		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_OVERLIMIT, 1);
 	}
 }
 
@@ -210,8 +211,8 @@ static void on_toolong(void *ctx)
 {
 	worker *w = ctx;
 
-	w->sum.lines++;
-	w->sum.toolong++;
+	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_LINES, 1);
+	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_OVERLIMIT, 1);
 }
 
 /* ---- one input ---- */
@@ -226,7 +227,7 @@ static int open_input(worker *w, scan_src *src, const char *path, int quiet)
 	src->on_toolong = on_toolong;
 	src->ctx = w;
 	if (scan_src_open(src, path) == 0) {
-		w->sum.inputs++;
+		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_INPUTS, 1);
 		smtpdiag_scanner_reftime(w->sc, src->regular && !w->o->follow ? src->mtime : 0);
 		return 0;
 	}
@@ -238,8 +239,8 @@ static int open_input(worker *w, scan_src *src, const char *path, int quiet)
 		return -1;
 	}
 	cli_err("scan: %s: %s", path, src->err);
-	w->sum.inputs++;
-	w->sum.failed_inputs++;
+	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_INPUTS, 1);
+	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_FAILED_INPUTS, 1);
 	return -1;
 }
 
@@ -258,7 +259,7 @@ static int drain(worker *w, scan_src *src, int single)
 	if (rc >= 0 || scan_stop)
 		return 0;
 	cli_err("scan: %s: %s", src->path, src->err);
-	w->sum.failed_inputs++;
+	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_FAILED_INPUTS, 1);
 	return -1;
 }
 
@@ -457,16 +458,16 @@ static int worker_init(worker *w, const scan_opts *o)
 	memset(w, 0, sizeof(*w));
 	w->o = o;
 	w->dst = stdout;
-	scan_sum_init(&w->sum);
+	w->sum = smtpdiag_summary_new();
 	w->sc = smtpdiag_scanner_new(o->flags);
-	return w->sc ? 0 : -1;
+	return w->sc && w->sum ? 0 : -1;
 }
 
 static void worker_free(worker *w)
 {
 	smtpdiag_scanner_free(w->sc);
 	smtpdiag_buf_free(&w->out);
-	scan_sum_free(&w->sum);
+	smtpdiag_summary_free(w->sum);
 }
 
 static int run_pool(const scan_opts *o, char **paths, int n, worker *ws, int nw)
@@ -562,6 +563,8 @@ static int parse_opt(int argc, char **argv, int *i, scan_opts *o)
 			o->text = 1;
 		else if (!v || (strcmp(v, "jsonl") && strcmp(v, "json")))
 			return usage_error("--format takes jsonl or text, not", v ? v : "nothing");
+		else
+			o->json = 1;
 	} else if (opt_value(argc, argv, i, "--jobs", &v) || opt_value(argc, argv, i, "-j", &v) ||
 		   (!strncmp(a, "-j", 2) && (v = a + 2))) {
 		if (parse_jobs(v, &o->jobs) < 0)
@@ -596,28 +599,48 @@ static int parse_args(int argc, char **argv, scan_opts *o, int *npaths)
 
 /* ---- the command ---- */
 
+/* --summary: the report, or one JSON object with --format json. Returns 0 or an errno. */
+static int print_summary(const scan_opts *o, const smtpdiag_summary *t)
+{
+	smtpdiag_buf b = { 0 };
+	int rc = o->json ? smtpdiag_summary_json(t, &b) : smtpdiag_summary_text(t, &b);
+
+	if (o->json)
+		smtpdiag_buf_append(&b, "\n", 1);
+	if (rc == 0 && !b.oom && b.len)
+		fwrite(b.data, 1, b.len, stdout);
+	rc = rc < 0 || b.oom ? ENOMEM : 0;
+	smtpdiag_buf_free(&b);
+	return rc;
+}
+
 static int finish(const scan_opts *o, worker *ws, int nw, int outerr)
 {
-	scan_sum *t = &ws[0].sum;
+	smtpdiag_summary *t = ws[0].sum;
+	unsigned long bad;
 	int werr = outerr;
 
 	for (int i = 1; i < nw; i++)
-		scan_sum_merge(t, &ws[i].sum);
+		(void)smtpdiag_summary_merge(t, ws[i].sum); /* keys not stored are counted as "other" */
 	for (int i = 0; i < nw; i++)
 		werr = werr ? werr : ws[i].werr;
 	progress_show(1);
-	if (o->summary)
-		scan_sum_print(t, stdout);
-	else if (t->malformed || t->toolong)
-		cli_err("scan: %lu malformed line%s and %lu over a limit skipped (of %lu read)", t->malformed,
-			t->malformed == 1 ? "" : "s", t->toolong, t->lines);
+	bad = smtpdiag_summary_get(t, SMTPDIAG_SUM_MALFORMED);
+	if (o->summary) {
+		int perr = print_summary(o, t);
+		werr = werr ? werr : perr;
+	} else if (bad || smtpdiag_summary_get(t, SMTPDIAG_SUM_OVERLIMIT)) {
+		cli_err("scan: %lu malformed line%s and %lu over a limit skipped (of %lu read)", bad,
+			bad == 1 ? "" : "s", smtpdiag_summary_get(t, SMTPDIAG_SUM_OVERLIMIT),
+			smtpdiag_summary_get(t, SMTPDIAG_SUM_LINES));
+	}
 	if (fflush(stdout) != 0 && !werr)
 		werr = errno ? errno : EIO;
 	if (werr) {
 		cli_err("scan: writing output: %s", strerror(werr));
 		return EXIT_FAIL_;
 	}
-	return t->failed_inputs ? EXIT_SOME_ : EXIT_OK_;
+	return smtpdiag_summary_get(t, SMTPDIAG_SUM_FAILED_INPUTS) ? EXIT_SOME_ : EXIT_OK_;
 }
 
 int cmd_scan(int argc, char **argv)

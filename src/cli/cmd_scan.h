@@ -1,5 +1,6 @@
-/* cmd_scan.h - the parts of `smtpdiag scan`: reading logs (cmd_scan_input.c),
- * counting for --summary (cmd_scan_sum.c), and the command (cmd_scan.c). */
+/* cmd_scan.h - the parts of `smtpdiag scan`: reading logs (cmd_scan_input.c)
+ * and the command (cmd_scan.c). --summary counts with the library's
+ * smtpdiag_summary. */
 #ifndef SMTPDIAG_CMD_SCAN_H
 #define SMTPDIAG_CMD_SCAN_H
 
@@ -13,12 +14,7 @@
 #define SCAN_READ_CHUNK ((size_t)1 << 20)   /* bytes asked of read() at a time */
 #define SCAN_GZ_CHUNK ((size_t)256 << 10)   /* compressed bytes read at a time */
 #define SCAN_MAX_LINE SMTPDIAG_SCAN_MAX_LINE /* longer lines are skipped and counted */
-#define SCAN_MAX_KEYS 100000                /* distinct keys per summary table */
-#define SCAN_MAX_LATE 100000                /* messages remembered past the give-up time */
-#define SCAN_SHOW 20                        /* rows printed per summary table */
 #define SCAN_TAIL 64                        /* --follow: bytes compared to see a rewrite */
-/* RFC 5321 4.5.4.1: "the give-up time generally needs to be at least 4-5 days". */
-#define SCAN_GIVEUP_SECONDS (5 * 86400)
 
 /* ---- input: one log file, plain or gzip ---- */
 
@@ -64,36 +60,5 @@ int scan_src_rewritten(scan_src *src, off_t size);
 /* Start over from byte 0 (the file was truncated), dropping a partial line. */
 void scan_src_rewind(scan_src *src);
 void scan_src_close(scan_src *src);
-
-/* ---- summary ---- */
-
-typedef struct scan_ctr {
-	char **keys;
-	unsigned long *counts;
-	size_t n, cap;        /* cap: a power of two (open addressing) */
-	unsigned long other;  /* counts of keys past SCAN_MAX_KEYS */
-} scan_ctr;
-
-typedef struct scan_late {
-	char *queueid, *recipient, *reason, *status;
-	int64_t delay;
-} scan_late;
-
-typedef struct scan_sum {
-	unsigned long lines, delivery, skipped, malformed, toolong, records;
-	unsigned long inputs, failed_inputs;
-	scan_ctr action, reason, domain, relay, code, bounced4xx;
-	scan_late *late;      /* open addressing on queueid */
-	size_t nlate, caplate;
-	unsigned long late_other;
-} scan_sum;
-
-void scan_sum_init(scan_sum *s);
-void scan_sum_rec(scan_sum *s, const smtpdiag_logrec *r);
-void scan_sum_merge(scan_sum *into, const scan_sum *from);
-void scan_sum_print(const scan_sum *s, FILE *f);
-void scan_sum_free(scan_sum *s);
-/* Is r a 4xx reply the MTA turned into a bounce before the give-up time? */
-int scan_bounced_4xx(const smtpdiag_logrec *r);
 
 #endif

@@ -121,6 +121,18 @@ expect_same "-j keeps each input's output whole and in order" "$TMP/out" "$TMP/s
 expect_exit 0 "-j 2 --summary" -- "$BIN" scan -j2 --summary "$FX/postfix.log" "$FX/exim_mainlog" "$FX/sendmail.log" "$FX/opensmtpd.log" "$FX/syslog-forms.log"
 expect_out '^lines read: +84$' "-j: counts add up over threads"
 expect_out '^  delivery lines: 51 \(records: 52\)' "-j: records over threads"
+cp "$TMP/out" "$TMP/sum-j2"
+expect_exit 0 "--summary in one thread" -- "$BIN" scan --summary "$FX/postfix.log" "$FX/exim_mainlog" "$FX/sendmail.log" "$FX/opensmtpd.log" "$FX/syslog-forms.log"
+expect_same "-j 2 gives the summary one thread gives" "$TMP/out" "$TMP/sum-j2"
+expect_exit 0 "--summary --format json" -- "$BIN" scan --summary --format json "$FX/postfix.log" "$FX/exim_mainlog" "$FX/sendmail.log" "$FX/opensmtpd.log" "$FX/syslog-forms.log"
+expect_lines 1 "json summary: one object on one line" out
+expect_out '^\{"lines":84,"delivery":51,"skipped":29,"malformed":4,"overlimit":0,"inputs":5,"failed_inputs":0,"records":52,"action":\{"rows":\[\{"key":"sent","count":20\},' "json summary: counts, then the tables"
+expect_out '"late":\{"giveup_seconds":432000,"messages":3,"other":0,"rows":\[\{"queueid":"423900Xa007420","delay":' "json summary: late messages, longest first"
+expect_out '"bounced_4xx":\{"count":2,"rows":\[\{"key":"431 4.3.1  contoso-example.mail.protection.outlook.com \[203.0.113.44\]","count":1\}' "json summary: 4xx turned into bounces"
+expect_out '\}\}$' "json summary: closed"
+cp "$TMP/out" "$TMP/sum.json"
+expect_exit 0 "-j 2 --summary --format json" -- "$BIN" scan -j 2 --summary --format json "$FX/postfix.log" "$FX/exim_mainlog" "$FX/sendmail.log" "$FX/opensmtpd.log" "$FX/syslog-forms.log"
+expect_same "-j 2 gives the same JSON summary" "$TMP/out" "$TMP/sum.json"
 
 TZ=Asia/Tokyo "$BIN" scan --utc "$FX/exim_mainlog" >"$TMP/utc.jsonl" 2>/dev/null
 expect_exit 0 "--utc" -- "$BIN" scan "$FX/exim_mainlog"
