@@ -158,6 +158,7 @@ wait_for() { # PATTERN FILE: up to 10 s
 	while [ $i -lt 50 ] && ! grep -q "$1" "$2" 2>/dev/null; do sleep 0.2; i=$((i + 1)); done
 }
 wait_for a1@ "$TMP/follow"
+wait_for "waiting for it" "$TMP/lerr" # the file is made only once it was looked for
 grep 'a11@' "$FX/syslog-forms.log" >"$TMP/later.log"
 grep 'a4@' "$FX/syslog-forms.log" >>"$F"
 wait_for a4@ "$TMP/follow"
