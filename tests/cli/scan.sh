@@ -5,13 +5,6 @@
 FX=tests/fixtures/logs
 export TZ=UTC
 
-# expect_same DESCRIPTION FILE1 FILE2: the two files are byte for byte equal
-expect_same() {
-	n=$((n + 1))
-	if cmp -s "$2" "$3"; then echo "ok $n - $1"; else
-		echo "not ok $n - $1"; diff "$2" "$3" | head -5 | sed 's/^/#   /'; fi
-}
-
 # expect_count N PATTERN DESCRIPTION: the last stdout has N lines matching
 expect_count() {
 	n=$((n + 1))
