@@ -6,31 +6,40 @@
 
 #include "cli.h"
 #include "input.h"
+#include "opts.h"
 #include "tally.h"
 
-static const char help[] =
+enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_END };
+
+static const cli_opt opts[] = {
+	[D_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
+		       "JSON Lines (default; Sisimai's names) or a table" },
+	[D_SUMMARY] = { "summary", 0, CLI_FLAG, NULL,
+			"print only counts: by reason, recipient domain and advice, and inputs "
+			"read = bounces + non-bounces + errors" },
+	[D_DELIVERED] = { "delivered", 0, CLI_FLAG, NULL, "also report successful-delivery notifications" },
+	[D_VACATION] = { "vacation", 0, CLI_FLAG, NULL, "also report auto-replies (RFC 3834)" },
+	[D_END] = { NULL, 0, 0, NULL, NULL }
+};
+
+static const cli_cmd decode_cmd = {
+	"decode",
 	"usage: smtpdiag decode [OPTIONS] PATH...\n"
 	"\n"
 	"Decode bounce emails into one verdict per recipient. A PATH is a file holding\n"
 	"one email, an mbox, a Maildir, any directory (read recursively), or '-' for\n"
 	"standard input. LF, CRLF and CR line ends are accepted; inputs are recognised\n"
-	"by content, not by name.\n"
-	"\n"
-	"options:\n"
-	"  --format jsonl|text  JSON Lines (default; Sisimai's field names) or a table\n"
-	"  --summary            print only counts: by reason, recipient domain and\n"
-	"                       advice, and inputs read = bounces + non-bounces + errors\n"
-	"  --delivered          also report successful-delivery notifications\n"
-	"  --vacation           also report auto-replies (RFC 3834)\n"
-	"  -h, --help           this help\n"
-	"\n"
+	"by content, not by name.\n",
 	"Inputs that cannot be decoded (empty, truncated, not mail, over a limit) are\n"
 	"reported on stderr, one line each, and counted; they never stop the run.\n"
-	"Exit status: 0 every input read, 1 some inputs failed, 2 bad usage, 3 internal failure.\n";
+	"Exit status: 0 every input read, 1 some inputs failed, 2 bad usage, 3 internal failure.\n",
+	opts, 0
+};
 
 typedef struct run {
 	smtpdiag_decoder *dec;
 	smtpdiag_buf out;
+	unsigned flags;  /* SMTPDIAG_DECODE_* */
 	int text;
 	int summary;
 	tally t;
@@ -109,48 +118,38 @@ static void on_err(void *ctx, const char *origin, const char *why)
 	cli_err("decode: %s: %s", origin, why);
 }
 
-static int usage_error(const char *msg, const char *arg)
+static int on_opt(const cli_parse *p, int id, void *ctx)
 {
-	cli_err("decode: %s%s%s (try 'smtpdiag decode --help')", msg, arg ? " " : "", arg ? arg : "");
-	return EXIT_USAGE_;
+	run *r = ctx;
+
+	switch (id) {
+	case D_FORMAT:
+		return cli_format_text(p, &r->text);
+	case D_SUMMARY:
+		r->summary = 1;
+		break;
+	case D_DELIVERED:
+		r->flags |= SMTPDIAG_DECODE_DELIVERED;
+		break;
+	case D_VACATION:
+		r->flags |= SMTPDIAG_DECODE_VACATION;
+		break;
+	}
+	return -1;
 }
 
 int cmd_decode(int argc, char **argv)
 {
 	run r;
-	unsigned flags = 0;
-	int npaths = 0, rc;
+	int first = argc, rc;
 	input_walker w;
 
 	memset(&r, 0, sizeof(r));
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(help, stdout);
-			return EXIT_OK_;
-		} else if (!strcmp(a, "--delivered")) {
-			flags |= SMTPDIAG_DECODE_DELIVERED;
-		} else if (!strcmp(a, "--vacation")) {
-			flags |= SMTPDIAG_DECODE_VACATION;
-		} else if (!strcmp(a, "--summary")) {
-			r.summary = 1;
-		} else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
-			const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!v)
-				return usage_error("--format needs jsonl or text", NULL);
-			if (!strcmp(v, "text"))
-				r.text = 1;
-			else if (strcmp(v, "jsonl") && strcmp(v, "json"))
-				return usage_error("unknown format", v);
-		} else if (a[0] == '-' && a[1]) {
-			return usage_error("unknown option", a);
-		} else {
-			argv[++npaths] = argv[i];
-		}
-	}
-	if (!npaths)
-		return usage_error("no input given", NULL);
-	r.dec = smtpdiag_decoder_new(flags);
+	if ((rc = cli_parse_args(&decode_cmd, argc, argv, on_opt, &r, &first)) >= 0)
+		return rc;
+	if (first == argc)
+		return cli_usage(&decode_cmd, "no input given");
+	r.dec = smtpdiag_decoder_new(r.flags);
 	if (!r.dec) {
 		cli_err("decode: cannot create a decoder (out of memory, or the rule database failed to load)");
 		return EXIT_FAIL_;
@@ -163,7 +162,7 @@ int cmd_decode(int argc, char **argv)
 	w.on_msg = on_msg;
 	w.on_err = on_err;
 	w.ctx = &r;
-	for (int i = 1; i <= npaths; i++)
+	for (int i = first; i < argc; i++)
 		input_walk(&w, argv[i]);
 	if (r.summary)
 		tally_print(&r.t, stdout);

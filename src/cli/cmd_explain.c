@@ -4,8 +4,20 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 
-static const char help[] =
+enum { E_TEXT, E_FILE, E_JSON, E_END };
+
+static const cli_opt opts[] = {
+	[E_TEXT] = { "text", 0, CLI_VALUE, "TEXT", "SMTP reply text (\"550-5.1.1 ...\\n550 5.1.1 ...\")" },
+	[E_FILE] = { "file", 0, CLI_VALUE, "PATH",
+		     "read pasted text from PATH, or stdin for '-' (at most 1 MiB)" },
+	[E_JSON] = { "json", 0, CLI_FLAG, NULL, "print one JSON object instead of readable sections" },
+	[E_END] = { NULL, 0, 0, NULL, NULL }
+};
+
+static const cli_cmd explain_cmd = {
+	"explain",
 	"usage: smtpdiag explain [--json] CODE [CODE]\n"
 	"       smtpdiag explain [--json] --text TEXT\n"
 	"       smtpdiag explain [--json] --file PATH|-\n"
@@ -13,16 +25,11 @@ static const char help[] =
 	"Explain an SMTP reply code (431), an enhanced status (4.3.1, X.3.1), a pair\n"
 	"(\"552 4.3.1\"), reply text of one or more lines, or any pasted text: a bounce\n"
 	"email, an NDR, a log fragment. Says what it means, whether it is standard,\n"
-	"transient or permanent, whether to retry, causes, fixes and who must act.\n"
-	"\n"
-	"options:\n"
-	"  --text TEXT   SMTP reply text (\"550-5.1.1 ...\\n550 5.1.1 ...\")\n"
-	"  --file PATH   read pasted text from PATH, or stdin for '-' (at most 1 MiB)\n"
-	"  --json        print one JSON object instead of readable sections\n"
-	"  -h, --help    this help\n"
-	"\n"
+	"transient or permanent, whether to retry, causes, fixes and who must act.\n",
 	"Colour is used only on a terminal, and never when NO_COLOR is set.\n"
-	"Exit status: 0 explained, 2 bad usage or input (one line on stderr), 3 internal failure.\n";
+	"Exit status: 0 explained, 2 bad usage or input (one line on stderr), 3 internal failure.\n",
+	opts, 0
+};
 
 typedef struct style {
 	const char *head, *em, *warn, *off;
@@ -110,100 +117,129 @@ static void print_human(FILE *f, const smtpdiag_explanation *e, int color)
 	inline_list(f, &s, "References", e->references);
 }
 
-static int usage_error(const char *msg)
+typedef struct explain_args {
+	int json;
+	const char *text, *file;
+	char joined[256];  /* the CODE operands, joined by a space */
+	size_t used;
+} explain_args;
+
+static int join_operands(explain_args *x, int argc, char **argv, int first)
 {
-	cli_err("explain: %s (try 'smtpdiag explain --help')", msg);
-	return EXIT_USAGE_;
+	for (int i = first; i < argc; i++) {
+		size_t l = strlen(argv[i]);
+		if (x->used + l + 2 > sizeof(x->joined))
+			return cli_usage(&explain_cmd, "query too long; use --text for reply text");
+		if (x->used)
+			x->joined[x->used++] = ' ';
+		memcpy(x->joined + x->used, argv[i], l + 1);
+		x->used += l;
+	}
+	return -1;
+}
+
+static int on_opt(const cli_parse *p, int id, void *ctx)
+{
+	explain_args *x = ctx;
+
+	switch (id) {
+	case E_TEXT:
+		x->text = p->value;
+		break;
+	case E_FILE:
+		x->file = p->value;
+		break;
+	case E_JSON:
+		x->json = 1;
+		break;
+	}
+	return -1;
+}
+
+/* Returns -1 to go on, else an exit status. */
+static int parse_args(explain_args *x, int argc, char **argv)
+{
+	int first = argc, rc;
+
+	if ((rc = cli_parse_args(&explain_cmd, argc, argv, on_opt, x, &first)) >= 0 ||
+	    (rc = join_operands(x, argc, argv, first)) >= 0)
+		return rc;
+	if ((x->text != NULL) + (x->file != NULL) + (x->used > 0) != 1)
+		return cli_usage(&explain_cmd, "give a CODE, --text TEXT or --file PATH (one of them)");
+	return -1;
+}
+
+/* The query and how to read it; *owned is what to free. Returns -1 or an exit status. */
+static int load_query(const explain_args *x, const char **q, size_t *qlen, int *mode, char **owned)
+{
+	int rc;
+
+	if (x->text) {
+		*mode = SMTPDIAG_EXPLAIN_TEXT;
+		*q = x->text;
+		*qlen = strlen(x->text);
+		return -1;
+	}
+	if (!x->file) {
+		*mode = SMTPDIAG_EXPLAIN_CODE;
+		*q = x->joined;
+		*qlen = x->used;
+		return -1;
+	}
+	*mode = SMTPDIAG_EXPLAIN_FILE;
+	rc = cli_read_all(x->file, SMTPDIAG_MAX_QUERY, owned, qlen);
+	if (rc == -EFBIG)
+		cli_err("explain: %s: larger than 1 MiB", x->file);
+	else if (rc < 0)
+		cli_err("explain: %s: %s", x->file, strerror(-rc));
+	*q = *owned;
+	return rc < 0 ? EXIT_USAGE_ : -1;
+}
+
+static int print_json(const smtpdiag_explanation *e)
+{
+	smtpdiag_buf b = { 0 };
+
+	smtpdiag_explanation_json(e, &b);
+	if (b.oom) {
+		smtpdiag_buf_free(&b);
+		cli_err("explain: out of memory");
+		return EXIT_FAIL_;
+	}
+	fwrite(b.data, 1, b.len, stdout);
+	fputc('\n', stdout);
+	smtpdiag_buf_free(&b);
+	return EXIT_OK_;
 }
 
 int cmd_explain(int argc, char **argv)
 {
-	int json = 0, mode = SMTPDIAG_EXPLAIN_CODE, rc;
-	const char *text = NULL, *file = NULL;
-	char *query = NULL, *owned = NULL;
-	size_t qlen = 0, used = 0;
+	explain_args x;
+	const char *query = NULL;
+	char *owned = NULL;
+	size_t qlen = 0;
+	int mode, rc;
 	smtpdiag_explanation *e;
 	smtpdiag_error err = { 0, "" };
-	char joined[256];
 
-	joined[0] = '\0';
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(help, stdout);
-			return EXIT_OK_;
-		} else if (!strcmp(a, "--json")) {
-			json = 1;
-		} else if (!strcmp(a, "--text") || !strcmp(a, "--file")) {
-			if (i + 1 >= argc)
-				return usage_error(a[2] == 't' ? "--text needs TEXT" : "--file needs PATH");
-			if (a[2] == 't')
-				text = argv[++i];
-			else
-				file = argv[++i];
-		} else if (!strncmp(a, "--text=", 7)) {
-			text = a + 7;
-		} else if (!strncmp(a, "--file=", 7)) {
-			file = a + 7;
-		} else if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9')) {
-			cli_err("explain: unknown option '%s' (try 'smtpdiag explain --help')", a);
-			return EXIT_USAGE_;
-		} else {
-			size_t l = strlen(a);
-			if (used + l + 2 > sizeof(joined))
-				return usage_error("query too long; use --text for reply text");
-			if (used)
-				joined[used++] = ' ';
-			memcpy(joined + used, a, l + 1);
-			used += l;
-		}
-	}
-	if ((text != NULL) + (file != NULL) + (used > 0) != 1)
-		return usage_error("give a CODE, --text TEXT or --file PATH (one of them)");
-	if (text) {
-		mode = SMTPDIAG_EXPLAIN_TEXT;
-		query = (char *)text;
-		qlen = strlen(text);
-	} else if (file) {
-		mode = SMTPDIAG_EXPLAIN_FILE;
-		rc = cli_read_all(file, SMTPDIAG_MAX_QUERY, &owned, &qlen);
-		if (rc == -EFBIG) {
-			cli_err("explain: %s: larger than 1 MiB", file);
-			return EXIT_USAGE_;
-		}
-		if (rc < 0) {
-			cli_err("explain: %s: %s", file, strerror(-rc));
-			return EXIT_USAGE_;
-		}
-		query = owned;
-	} else {
-		query = joined;
-		qlen = used;
-	}
+	memset(&x, 0, sizeof(x));
+	if ((rc = parse_args(&x, argc, argv)) >= 0 || (rc = load_query(&x, &query, &qlen, &mode, &owned)) >= 0)
+		return rc;
 	rc = smtpdiag_explain(query, qlen, mode, &e, &err);
 	free(owned);
 	if (rc < 0) {
 		cli_err("explain: %s", err.message[0] ? err.message : smtpdiag_strerror(rc));
 		return rc == SMTPDIAG_ENOMEM ? EXIT_FAIL_ : EXIT_USAGE_;
 	}
-	if (json) {
-		smtpdiag_buf b = { 0 };
-		smtpdiag_explanation_json(e, &b);
-		if (b.oom) {
-			smtpdiag_explanation_free(e);
-			cli_err("explain: out of memory");
-			return EXIT_FAIL_;
-		}
-		fwrite(b.data, 1, b.len, stdout);
-		fputc('\n', stdout);
-		smtpdiag_buf_free(&b);
-	} else {
+	rc = EXIT_OK_;
+	if (x.json)
+		rc = print_json(e);
+	else
 		print_human(stdout, e, cli_color(stdout));
-	}
 	smtpdiag_explanation_free(e);
-	if (fflush(stdout) != 0) {
+	if (rc == EXIT_OK_ && fflush(stdout) != 0) {
 		cli_err("explain: writing output: %s", strerror(errno));
 		return EXIT_FAIL_;
 	}
-	return EXIT_OK_;
+	return rc;
 }

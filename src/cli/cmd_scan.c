@@ -17,41 +17,50 @@
 
 #include "cli.h"
 #include "cmd_scan.h"
+#include "opts.h"
 
 #define SCAN_MAX_JOBS 256          /* -j */
 #define SCAN_OUT_FLUSH (256u << 10) /* bytes of output gathered before a write */
 #define SCAN_POLL_MS 1000          /* --follow: how often a file is looked at */
 #define SCAN_PROGRESS_MS 250       /* progress bar refresh */
 
-static const char help[] =
+enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_END };
+
+static const cli_opt opts[] = {
+	[S_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
+		       "JSON Lines (default) or one readable line per attempt (--summary: a "
+		       "report, or with --format jsonl one JSON object)" },
+	[S_SUMMARY] = { "summary", 0, CLI_FLAG, NULL,
+			"print only counts: lines read = delivery lines + skipped + malformed + over "
+			"a limit; records by action, reason, recipient domain, relay and code; "
+			"messages deferred past RFC 5321's give-up time (5 days); 4xx replies the "
+			"MTA turned into bounces" },
+	[S_FAILURES] = { "failures", 0, CLI_FLAG, NULL, "write only deferred, bounced and expired attempts" },
+	[S_FOLLOW] = { "follow", 'F', CLI_FLAG, NULL,
+		       "keep reading files as they grow, like tail -F (survives rotation and "
+		       "truncation); stop with Ctrl-C or SIGTERM" },
+	[S_JOBS] = { "jobs", 'j', CLI_VALUE, "N",
+		     "read N inputs at a time (threads; output stays per input)" },
+	[S_UTC] = { "utc", 0, CLI_FLAG, NULL, "read times without a zone as UTC (default: local time, TZ)" },
+	[S_END] = { NULL, 0, 0, NULL, NULL }
+};
+
+static const cli_cmd scan_cmd = {
+	"scan",
 	"usage: smtpdiag scan [OPTIONS] LOG...\n"
 	"\n"
 	"Read MTA logs and report every delivery attempt: sent, deferred, bounced or\n"
 	"expired, with the remote's reply and the verdict decode would give for it.\n"
 	"A LOG is a file, a gzip-compressed file, or '-' for standard input. Lines of\n"
 	"Postfix, Exim (main log), Sendmail and OpenSMTPD are read, bare or in syslog\n"
-	"form (RFC 3164, RFC 5424, RFC 3339 times); other lines are skipped and counted.\n"
-	"\n"
-	"options:\n"
-	"  --format jsonl|text  JSON Lines (default) or one readable line per attempt\n"
-	"                       (--summary: a report, or with --format json one JSON object)\n"
-	"  --summary            print only counts: lines read = delivery lines + skipped\n"
-	"                       + malformed + over a limit; records by action, reason,\n"
-	"                       recipient domain, relay and code; messages deferred past\n"
-	"                       RFC 5321's give-up time (5 days); 4xx replies the MTA\n"
-	"                       turned into bounces\n"
-	"  --failures           write only deferred, bounced and expired attempts\n"
-	"  --follow             keep reading files as they grow, like tail -F (survives\n"
-	"                       rotation and truncation); stop with Ctrl-C or SIGTERM\n"
-	"  -j, --jobs N         read N inputs at a time (threads; output stays per input)\n"
-	"  --utc                read times without a zone as UTC (default: local time, TZ)\n"
-	"  -h, --help           this help\n"
-	"\n"
+	"form (RFC 3164, RFC 5424, RFC 3339 times); other lines are skipped and counted.\n",
 	"Times: JSON \"timestamp\" is Unix seconds and \"timezoneoffset\" the offset the\n"
 	"line's time was read with: the line's own when it has one, else local time.\n"
 	"RFC 3164 lines have no year: it is the year of the file's modification time\n"
 	"(now for standard input), or the year before for months after that time's.\n"
-	"Exit status: 0 every input read, 1 some inputs failed, 2 bad usage, 3 internal failure.\n";
+	"Exit status: 0 every input read, 1 some inputs failed, 2 bad usage, 3 internal failure.\n",
+	opts, 0
+};
 
 typedef struct scan_opts {
 	int text, json, summary, failures, follow, jobs;
@@ -509,91 +518,49 @@ static int run_pool(const scan_opts *o, char **paths, int n, worker *ws, int nw)
 
 /* ---- options ---- */
 
-static int usage_error(const char *msg, const char *arg)
+static int on_opt(const cli_parse *p, int id, void *ctx)
 {
-	cli_err("scan: %s%s%s (try 'smtpdiag scan --help')", msg, arg ? " " : "", arg ? arg : "");
-	return EXIT_USAGE_;
-}
+	scan_opts *o = ctx;
+	size_t n;
 
-static int opt_value(int argc, char **argv, int *i, const char *name, const char **v)
-{
-	size_t k = strlen(name);
-	const char *a = argv[*i];
-
-	if (strncmp(a, name, k) != 0 || (a[k] != 0 && a[k] != '='))
-		return 0;
-	*v = a[k] == '=' ? a + k + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
-	return 1;
-}
-
-static int parse_jobs(const char *v, int *jobs)
-{
-	char *end;
-	long n;
-
-	if (!v)
-		return -1;
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || *end || n < 1 || n > SCAN_MAX_JOBS)
-		return -1;
-	*jobs = (int)n;
-	return 0;
-}
-
-/* Returns -1 when done with options, else an exit status to return. */
-static int parse_opt(int argc, char **argv, int *i, scan_opts *o)
-{
-	const char *a = argv[*i], *v;
-
-	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-		fputs(help, stdout);
-		return EXIT_OK_;
-	}
-	if (!strcmp(a, "--summary"))
+	switch (id) {
+	case S_FORMAT:
+		o->json = !strcmp(p->value, "json") || !strcmp(p->value, "jsonl");
+		return cli_format_text(p, &o->text);
+	case S_SUMMARY:
 		o->summary = 1;
-	else if (!strcmp(a, "--follow") || !strcmp(a, "-F"))
-		o->follow = 1;
-	else if (!strcmp(a, "--failures"))
+		break;
+	case S_FAILURES:
 		o->failures = 1;
-	else if (!strcmp(a, "--utc"))
+		break;
+	case S_FOLLOW:
+		o->follow = 1;
+		break;
+	case S_JOBS:
+		if (!(n = cli_number(p->value, 1, SCAN_MAX_JOBS)))
+			return cli_bad_value(p, "a number from 1 to 256");
+		o->jobs = (int)n;
+		break;
+	case S_UTC:
 		o->flags |= SMTPDIAG_SCAN_UTC;
-	else if (opt_value(argc, argv, i, "--format", &v)) {
-		if (v && !strcmp(v, "text"))
-			o->text = 1;
-		else if (!v || (strcmp(v, "jsonl") && strcmp(v, "json")))
-			return usage_error("--format takes jsonl or text, not", v ? v : "nothing");
-		else
-			o->json = 1;
-	} else if (opt_value(argc, argv, i, "--jobs", &v) || opt_value(argc, argv, i, "-j", &v) ||
-		   (!strncmp(a, "-j", 2) && (v = a + 2))) {
-		if (parse_jobs(v, &o->jobs) < 0)
-			return usage_error("--jobs takes a number from 1 to 256, not", v ? v : "nothing");
-	} else {
-		return usage_error("unknown option", a);
+		break;
 	}
 	return -1;
 }
 
-static int parse_args(int argc, char **argv, scan_opts *o, int *npaths)
+/* Returns -1 to go on with the logs from argv[*first], else an exit status. */
+static int parse_args(int argc, char **argv, scan_opts *o, int *first)
 {
 	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->jobs = 1;
-	*npaths = 0;
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' && argv[i][1]) {
-			if ((rc = parse_opt(argc, argv, &i, o)) >= 0)
-				return rc;
-			continue;
-		}
-		argv[++*npaths] = argv[i];
-	}
-	if (!*npaths)
-		return usage_error("no log given", NULL);
+	if ((rc = cli_parse_args(&scan_cmd, argc, argv, on_opt, o, first)) >= 0)
+		return rc;
+	if (*first >= argc)
+		return cli_usage(&scan_cmd, "no log given");
 	if (o->follow && o->jobs > 1)
-		return usage_error("--follow reads in one thread; leave out", "-j");
+		return cli_usage(&scan_cmd, "--follow reads in one thread; leave out -j");
 	return -1;
 }
 
@@ -647,10 +614,13 @@ int cmd_scan(int argc, char **argv)
 {
 	scan_opts o;
 	worker *ws;
-	int npaths, nw, rc, outerr = 0;
+	int first = argc, npaths, nw, rc, outerr = 0;
+	char **paths;
 
-	if ((rc = parse_args(argc, argv, &o, &npaths)) >= 0)
+	if ((rc = parse_args(argc, argv, &o, &first)) >= 0)
 		return rc;
+	paths = argv + first;
+	npaths = argc - first;
 	nw = o.jobs < npaths ? o.jobs : npaths;
 	if (!(ws = calloc((size_t)nw, sizeof(worker)))) {
 		cli_err("scan: out of memory");
@@ -664,17 +634,17 @@ int cmd_scan(int argc, char **argv)
 			free(ws);
 			return EXIT_FAIL_;
 		}
-	progress_init(&o, argv + 1, npaths);
+	progress_init(&o, paths, npaths);
 	if (o.text && !o.summary)
 		printf("%-19s %-8s %-32s %-3s %-8s %-16s %-24s %-16s %s\n", "TIME", "ACTION", "RECIPIENT", "RC",
 		       "STATUS", "REASON", "ADVICE", "QUEUEID", "REPLY");
 	if (o.follow) {
 		catch_signals();
-		follow(&ws[0], argv + 1, npaths);
+		follow(&ws[0], paths, npaths);
 	} else if (nw == 1) {
-		for (int i = 1; i <= npaths; i++)
-			scan_one(&ws[0], argv[i], 1);
-	} else if (run_pool(&o, argv + 1, npaths, ws, nw) < 0) {
+		for (int i = 0; i < npaths; i++)
+			scan_one(&ws[0], paths[i], 1);
+	} else if (run_pool(&o, paths, npaths, ws, nw) < 0) {
 		outerr = errno ? errno : EIO;
 	}
 	rc = finish(&o, ws, nw, outerr);

@@ -4,9 +4,29 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "../httpd/httpd.h"
 
-static const char help[] =
+enum { V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_CONN, V_TIMEOUT, V_THREADS, V_QUIET, V_END };
+
+static const cli_opt opts[] = {
+	[V_LISTEN] = { "listen", 0, CLI_VALUE, "ADDR",
+		       "HOST:PORT, [IPV6]:PORT, :PORT (all addresses) or PORT (loopback); port 0 "
+		       "picks a free one (default 127.0.0.1:8025)" },
+	[V_MAX_BODY] = { "max-body", 0, CLI_VALUE, "BYTES", "largest request body; larger gets 413 (default 10M)" },
+	[V_MAX_HEADER] = { "max-header", 0, CLI_VALUE, "BYTES",
+			   "request line and headers; larger gets 431 (default 16K)" },
+	[V_MAX_CONN] = { "max-conn", 0, CLI_VALUE, "N", "open connections at most (default 1024)" },
+	[V_TIMEOUT] = { "timeout", 0, CLI_VALUE, "SECONDS",
+			"close a connection idle this long; a request body must arrive within 6 "
+			"times this (default 10)" },
+	[V_THREADS] = { "threads", 0, CLI_VALUE, "N", "worker threads (default 2)" },
+	[V_QUIET] = { "quiet", 0, CLI_FLAG, NULL, "no access log" },
+	[V_END] = { NULL, 0, 0, NULL, NULL }
+};
+
+static const cli_cmd serve_cmd = {
+	"serve",
 	"usage: smtpdiag serve [OPTIONS]\n"
 	"\n"
 	"Serve the code reference and the bounce analyzer as a web site and a JSON API:\n"
@@ -15,114 +35,67 @@ static const char help[] =
 	"  /analyze           paste a reply, a log fragment or a bounce; a verdict per recipient\n"
 	"  /api/v1/explain    GET ?q=CODE or POST text: the explain object (JSON)\n"
 	"  /api/v1/decode     POST a raw email or an mbox: an array of facts (JSON)\n"
-	"  /api/v1/codes      the index (JSON)       /healthz   liveness (JSON)\n"
-	"\n"
-	"options:\n"
-	"  --listen ADDR       HOST:PORT, [IPV6]:PORT, :PORT (all addresses) or PORT\n"
-	"                      (loopback); port 0 picks a free one (default 127.0.0.1:8025)\n"
-	"  --max-body BYTES    largest request body; larger gets 413 (default 10M)\n"
-	"  --max-header BYTES  request line and headers; larger gets 431 (default 16K)\n"
-	"  --max-conn N        open connections at most (default 1024)\n"
-	"  --timeout SECONDS   close a connection idle this long; a request body must\n"
-	"                      arrive within 6 times this (default 10)\n"
-	"  --threads N         worker threads (default 2)\n"
-	"  --quiet             no access log\n"
-	"  -h, --help          this help\n"
-	"\n"
+	"  /api/v1/codes      the index (JSON)       /healthz   liveness (JSON)\n",
 	"BYTES may end in K or M. One access-log line per request goes to stderr (Common\n"
 	"Log Format, then the time taken). SIGINT or SIGTERM stops the server after the\n"
 	"requests in flight (at most 3 seconds).\n"
-	"Exit status: 0 stopped by a signal, 2 bad usage or cannot listen, 3 internal failure.\n";
+	"Exit status: 0 stopped by a signal, 2 bad usage or cannot listen, 3 internal failure.\n",
+	opts, 0
+};
 
-static int usage_error(const char *msg, const char *arg)
+/* A number option's value in [min, max] into *to; an exit status when it is none. */
+static int set_size(const cli_parse *p, size_t *to, size_t min, size_t max, const char *takes)
 {
-	cli_err("serve: %s%s%s (try 'smtpdiag serve --help')", msg, arg ? " " : "", arg ? arg : "");
-	return EXIT_USAGE_;
+	if (!(*to = cli_number(p->value, min, max)))
+		return cli_bad_value(p, takes);
+	return -1;
 }
 
-/* "10M", "512K", "1048576" -> bytes; 0 when invalid or out of [min, max]. */
-static size_t parse_size(const char *s, size_t min, size_t max)
+static int set_unsigned(const cli_parse *p, unsigned *to, size_t min, size_t max, const char *takes)
 {
-	char *end;
-	unsigned long long v;
+	size_t n;
+	int rc = set_size(p, &n, min, max, takes);
 
-	errno = 0;
-	if (!s || !(*s >= '0' && *s <= '9'))
-		return 0;
-	v = strtoull(s, &end, 10);
-	if (errno || v > (1ull << 40))
-		return 0;
-	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		v <<= 20, end++;
-	if (*end || v < min || v > max)
-		return 0;
-	return (size_t)v;
+	*to = (unsigned)n;
+	return rc;
 }
 
-/* The value of "--name VALUE" or "--name=VALUE"; NULL when this is not that option. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
+static int on_opt(const cli_parse *p, int id, void *ctx)
 {
-	size_t n = strlen(name);
-	const char *a = argv[*i];
+	httpd_config *c = ctx;
 
-	if (strncmp(a, name, n))
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n])
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
+	switch (id) {
+	case V_LISTEN:
+		c->listen = p->value;
+		break;
+	case V_MAX_BODY:
+		return set_size(p, &c->max_body, 1, (size_t)1 << 30, "a size from 1 to 1G");
+	case V_MAX_HEADER:
+		return set_size(p, &c->max_header, 1024, (size_t)1 << 20, "a size from 1K to 1M");
+	case V_MAX_CONN:
+		return set_unsigned(p, &c->max_conn, 1, 100000, "a number from 1 to 100000");
+	case V_TIMEOUT:
+		return set_unsigned(p, &c->timeout, 1, 3600, "seconds from 1 to 3600");
+	case V_THREADS:
+		return set_unsigned(p, &c->threads, 1, 64, "a number from 1 to 64");
+	case V_QUIET:
+		c->access_log = 0;
+		break;
 	}
-	return argv[++*i];
+	return -1;
 }
 
 int cmd_serve(int argc, char **argv)
 {
 	httpd_config c;
 	char err[256] = "";
+	int first = argc, rc;
 
 	httpd_config_init(&c);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-		int missing = 0;
-		size_t n;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(help, stdout);
-			return EXIT_OK_;
-		} else if (!strcmp(a, "--quiet")) {
-			c.access_log = 0;
-		} else if ((v = opt_value(argc, argv, &i, "--listen", &missing))) {
-			c.listen = v;
-		} else if ((v = opt_value(argc, argv, &i, "--max-body", &missing))) {
-			if (!(c.max_body = parse_size(v, 1, (size_t)1 << 30)))
-				return usage_error("--max-body wants a size from 1 to 1G, not", v);
-		} else if ((v = opt_value(argc, argv, &i, "--max-header", &missing))) {
-			if (!(c.max_header = parse_size(v, 1024, (size_t)1 << 20)))
-				return usage_error("--max-header wants a size from 1K to 1M, not", v);
-		} else if ((v = opt_value(argc, argv, &i, "--max-conn", &missing))) {
-			if (!(n = parse_size(v, 1, 100000)))
-				return usage_error("--max-conn wants a number from 1 to 100000, not", v);
-			c.max_conn = (unsigned)n;
-		} else if ((v = opt_value(argc, argv, &i, "--timeout", &missing))) {
-			if (!(n = parse_size(v, 1, 3600)))
-				return usage_error("--timeout wants seconds from 1 to 3600, not", v);
-			c.timeout = (unsigned)n;
-		} else if ((v = opt_value(argc, argv, &i, "--threads", &missing))) {
-			if (!(n = parse_size(v, 1, 64)))
-				return usage_error("--threads wants a number from 1 to 64, not", v);
-			c.threads = (unsigned)n;
-		} else if (missing) {
-			return usage_error("missing value for", a);
-		} else {
-			return usage_error("unknown option", a);
-		}
-		if (missing)
-			return usage_error("missing value for", a);
-	}
+	if ((rc = cli_parse_args(&serve_cmd, argc, argv, on_opt, &c, &first)) >= 0)
+		return rc;
+	if (first < argc)
+		return cli_usage(&serve_cmd, "unexpected operand '%s'", argv[first]);
 	if (httpd_mhd_load(err, sizeof(err)) < 0) {
 		cli_err("serve: %s", err);
 		return EXIT_FAIL_;

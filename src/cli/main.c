@@ -9,9 +9,19 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "opts.h"
 
-static const char usage[] =
+enum { T_VERSION, T_END };
+
+static const cli_opt opts[] = {
+	[T_VERSION] = { "version", 'V', CLI_FLAG, NULL, "print the version" },
+	[T_END] = { NULL, 0, 0, NULL, NULL }
+};
+
+static const cli_cmd top_cmd = {
+	NULL,
 	"usage: smtpdiag COMMAND [OPTIONS] [ARGS]\n"
+	"       smtpdiag --help | --version\n"
 	"\n"
 	"What an SMTP failure means and what to do about it.\n"
 	"\n"
@@ -22,9 +32,12 @@ static const char usage[] =
 	"  decode PATH...        bounce emails to one verdict per recipient (JSON Lines)\n"
 	"  scan LOG...           delivery failures and deferrals from MTA logs\n"
 	"  serve                 the code reference and bounce analyzer over HTTP\n"
-	"\n"
-	"Run 'smtpdiag COMMAND --help' for a command's options.\n"
-	"Exit status: 0 done, 1 some inputs failed, 2 bad usage or input, 3 internal failure.\n";
+	"  help [COMMAND]        this help, or a command's\n",
+	"Run 'smtpdiag COMMAND --help' for a command's options. A command's options and\n"
+	"operands may come in any order; '--' ends the options.\n"
+	"Exit status: 0 done, 1 some inputs failed, 2 bad usage or input, 3 internal failure.\n",
+	opts, 1
+};
 
 void cli_err(const char *fmt, ...)
 {
@@ -140,42 +153,78 @@ int cli_read_all(const char *path, size_t max, char **data, size_t *len)
 	return 0;
 }
 
+static const struct command {
+	const char *name;
+	int (*fn)(int, char **);
+} cmds[] = {
+	{ "explain", cmd_explain },
+	{ "decode", cmd_decode },
+	{ "scan", cmd_scan },
+	{ "serve", cmd_serve },
+};
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(name, cmds[i].name))
+			return &cmds[i];
+	return NULL;
+}
+
+/* smtpdiag help [COMMAND] */
+static int help(int argc, char **argv)
+{
+	const struct command *c = argc > 1 ? find_command(argv[1]) : NULL;
+	char *args[] = { argv[1], (char *)"--help", NULL };
+
+	if (argc > 2)
+		return cli_usage(&top_cmd, "help takes one COMMAND");
+	if (argc < 2) {
+		cli_help(&top_cmd, stdout);
+		return EXIT_OK_;
+	}
+	if (!c)
+		return cli_usage(&top_cmd, "unknown command '%s'", argv[1]);
+	return c->fn(2, args);
+}
+
+static int run(const struct command *c, int argc, char **argv)
+{
+	smtpdiag_error err;
+	int rc = smtpdiag_init(&err);
+
+	if (rc < 0) {
+		cli_err("%s", err.message);
+		return EXIT_FAIL_;
+	}
+	if (rc == 1)
+		cli_err("note: the embedded rule database does not load here; compiled the rules at start");
+	return c->fn(argc, argv);
+}
+
+/* -V, --version: the only option of smtpdiag itself besides --help. */
+static int on_opt(const cli_parse *p, int id, void *ctx)
+{
+	printf("smtpdiag %s\n", smtpdiag_version());
+	return EXIT_OK_;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(int, char **);
-	} cmds[] = {
-		{ "explain", cmd_explain },
-		{ "decode", cmd_decode },
-		{ "scan", cmd_scan },
-		{ "serve", cmd_serve },
-	};
+	const struct command *c;
+	int first = argc, rc;
 
-	if (argc < 2) {
-		fputs(usage, stderr);
+	if ((rc = cli_parse_args(&top_cmd, argc, argv, on_opt, NULL, &first)) >= 0)
+		return rc;
+	argc -= first;
+	argv += first;
+	if (argc < 1) {
+		cli_help(&top_cmd, stderr);
 		return EXIT_USAGE_;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		fputs(usage, stdout);
-		return EXIT_OK_;
-	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("smtpdiag %s\n", smtpdiag_version());
-		return EXIT_OK_;
-	}
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name)) {
-			smtpdiag_error err;
-			int rc = smtpdiag_init(&err);
-			if (rc < 0) {
-				cli_err("%s", err.message);
-				return EXIT_FAIL_;
-			}
-			if (rc == 1)
-				cli_err("note: the embedded rule database does not load here; compiled the rules at start");
-			return cmds[i].fn(argc - 1, argv + 1);
-		}
-	cli_err("unknown command '%s' (try 'smtpdiag --help')", argv[1]);
-	return EXIT_USAGE_;
+	if (!strcmp(argv[0], "help"))
+		return help(argc, argv);
+	if (!(c = find_command(argv[0])))
+		return cli_usage(&top_cmd, "unknown command '%s'", argv[0]);
+	return run(c, argc, argv);
 }

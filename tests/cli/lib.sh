@@ -33,3 +33,10 @@ expect_lines() {
 	got=$(wc -l <"$TMP/$3")
 	if [ "$got" -eq "$1" ]; then echo "ok $n - $2"; else echo "not ok $n - $2 ($got lines, want $1)"; fi
 }
+
+# expect_same DESCRIPTION FILE1 FILE2: the two files are byte for byte equal
+expect_same() {
+	n=$((n + 1))
+	if cmp -s "$2" "$3"; then echo "ok $n - $1"; else
+		echo "not ok $n - $1"; diff "$2" "$3" | head -5 | sed 's/^/#   /'; fi
+}

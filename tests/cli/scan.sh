@@ -5,13 +5,6 @@
 FX=tests/fixtures/logs
 export TZ=UTC
 
-# expect_same DESCRIPTION FILE1 FILE2: the two files are byte for byte equal
-expect_same() {
-	n=$((n + 1))
-	if cmp -s "$2" "$3"; then echo "ok $n - $1"; else
-		echo "not ok $n - $1"; diff "$2" "$3" | head -5 | sed 's/^/#   /'; fi
-}
-
 # expect_count N PATTERN DESCRIPTION: the last stdout has N lines matching
 expect_count() {
 	n=$((n + 1))
@@ -170,6 +163,7 @@ wait_for() { # PATTERN FILE: up to 10 s
 	while [ $i -lt 50 ] && ! grep -q "$1" "$2" 2>/dev/null; do sleep 0.2; i=$((i + 1)); done
 }
 wait_for a1@ "$TMP/follow"
+wait_for "waiting for it" "$TMP/lerr" # the file is made only once it was looked for
 grep 'a11@' "$FX/syslog-forms.log" >"$TMP/later.log"
 grep 'a4@' "$FX/syslog-forms.log" >>"$F"
 wait_for a4@ "$TMP/follow"

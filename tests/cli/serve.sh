@@ -290,8 +290,8 @@ expect_log '"DELETE / HTTP/1.1" 405 ' "access log has the method and status" a
 lines=$(grep -c '^127\.0\.0\.1 - - \[' "$TMP/a.log")
 ok_if "$([ "$lines" -eq "$RQ" ] && echo 1)" "one access log line per request ($lines lines, $RQ requests)"
 
-# ---- server B: small limits, one thread ----
-start b --threads 1 --max-conn 2 --timeout 2 --max-body 1K --max-header 2K
+# ---- server B: small limits, one thread (values given as --opt=V and --opt V) ----
+start b --threads 1 --max-conn=2 --timeout 2 --max-body=1K --max-header 2K
 ok_if "$([ -n "$PORT" ] && echo 1)" "server with small limits starts"
 U="http://127.0.0.1:$PORT"
 head -c 2000 /dev/zero | tr '\0' 'a' >"$TMP/2k"
