@@ -469,7 +469,8 @@ static int decide_reason(const query *q, smtpdiag_class k)
 	return r;
 }
 
-/* A vendor row that matches the text says what it means and who acts. */
+/* A vendor row that matches the text says what it means, what to do first and
+ * who acts: its title, short answer and quick fix replace the entry's. */
 static void vendor_advice(explain_obj *o, const query *q, slist *fixes, slist *causes)
 {
 	static const struct {
@@ -488,6 +489,9 @@ static void vendor_advice(explain_obj *o, const query *q, slist *fixes, slist *c
 
 	if (!v || !q->text.n)
 		return;
+	e->title = v->title;
+	e->short_answer = fmt(o, "%s: %s", v->vendor, v->meaning);
+	e->quick_fix = v->quick_fix;
 	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
 		if (!strcmp(v->action, acts[i].action)) {
 			sl_add(&tmp, fmt(o, "%s (%s)", acts[i].fix, v->vendor));
