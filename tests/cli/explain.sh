@@ -60,3 +60,17 @@ expect_exit 0 "help" -- "$BIN" explain --help
 expect_out "usage: smtpdiag explain" "help text"
 NO_COLOR=1 expect_exit 0 "no colour when piped" -- "$BIN" explain 550
 n=$((n + 1)); if grep -q "$(printf '\033')" "$TMP/out"; then echo "not ok $n - escape codes in piped output"; else echo "ok $n - no escape codes in piped output"; fi
+
+# a code only providers use lists them instead of "unknown code"
+expect_exit 0 "explain 5.7.708 (a provider's code)" -- "$BIN" explain 5.7.708
+expect_out "Used by" "5.7.708 lists the providers that use it"
+expect_out "Exchange Online" "5.7.708 names Exchange Online"
+n=$((n + 1)); if grep -qi "unknown code" "$TMP/out"; then echo "not ok $n - 5.7.708 called unknown"; else echo "ok $n - 5.7.708 not called unknown"; fi
+expect_exit 0 "explain --json 5.4.300" -- "$BIN" explain --json 5.4.300
+expect_out '"vendors":\[\{"vendor":"Microsoft Exchange Online[^"]*","meaning":"[^"]+","source":"https://' "json lists vendor, meaning, source"
+expect_out '"unregistered-status"' "5.4.300 still flagged unregistered"
+
+# the code is printed once in the heading
+expect_exit 0 "explain 5.9.9" -- "$BIN" explain 5.9.9
+n=$((n + 1)); if [ "$(grep -o '5\.9\.9' "$TMP/out" | head -n 5 | wc -l)" -ge 1 ] && ! head -1 "$TMP/out" | grep -q '5\.9\.9.*5\.9\.9'; then
+	echo "ok $n - 5.9.9 once in the heading"; else echo "not ok $n - heading: $(head -1 "$TMP/out")"; fi

@@ -281,9 +281,10 @@ size_t sd_vendor_rows_for_code(int rc, const sd_status *st, const sd_kb_vendor *
 	pthread_once(&vonce, vrows_init);
 	if (!vrows || !st || !st->text[0])
 		return 0;
-	for (size_t i = 0; i < sd_kb_nvendors && n < max; i++)
-		if (vrow_code_match(&vrows[i], &sd_kb_vendors[i], rc, st))
-			out[n++] = &sd_kb_vendors[i];
+	for (int ranges = 0; ranges < 2; ranges++) /* rows for this very code before ranges */
+		for (size_t i = 0; i < sd_kb_nvendors && n < max; i++)
+			if ((vrows[i].dlo != vrows[i].dhi) == ranges && vrow_code_match(&vrows[i], &sd_kb_vendors[i], rc, st))
+				out[n++] = &sd_kb_vendors[i];
 	return n;
 }
 

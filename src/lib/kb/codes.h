@@ -32,8 +32,8 @@ const sd_kb_vendor *sd_vendor_match(int replycode, const sd_status *st, const ch
 /* How many characters of the row's pieces the text matches; 0: it does not. */
 size_t sd_vendor_text_score(const sd_kb_vendor *v, const char *text, size_t textlen);
 
-/* The rows that use this status (and reply code, when not 0), in table order:
- * at most max into out; returns how many. */
+/* The rows that use this status (and reply code, when not 0), those for this
+ * very status before those for a range: at most max into out; returns how many. */
 size_t sd_vendor_rows_for_code(int replycode, const sd_status *st, const sd_kb_vendor **out, size_t max);
 
 /* Class of a pair: the reply code's first digit, else the status class. */
