@@ -74,3 +74,12 @@ expect_out '"unregistered-status"' "5.4.300 still flagged unregistered"
 expect_exit 0 "explain 5.9.9" -- "$BIN" explain 5.9.9
 n=$((n + 1)); if [ "$(grep -o '5\.9\.9' "$TMP/out" | head -n 5 | wc -l)" -ge 1 ] && ! head -1 "$TMP/out" | grep -q '5\.9\.9.*5\.9\.9'; then
 	echo "ok $n - 5.9.9 once in the heading"; else echo "not ok $n - heading: $(head -1 "$TMP/out")"; fi
+
+# facts: 431 is not Exchange back pressure (452 4.3.1 is); Less Secure Apps dates; Gmail 4.3.0 clears on retry
+expect_exit 0 "explain --json 431 (facts)" -- "$BIN" explain --json 431
+expect_out 'back pressure is a different reply[^"]*452 4\.3\.1' "431: back pressure answers 452 4.3.1"
+n=$((n + 1)); if grep -q 'cause[^]]*Exchange back pressure' "$TMP/out"; then echo "not ok $n - 431 lists back pressure as a cause"; else echo "ok $n - 431 does not list back pressure as a cause"; fi
+expect_exit 0 "explain --json 535 5.7.8 (facts)" -- "$BIN" explain --json "535 5.7.8"
+expect_out 'Google Workspace in September 2024' "Workspace lost Less Secure Apps in September 2024"
+expect_exit 0 "explain --json 451 4.3.0 (facts)" -- "$BIN" explain --json "451 4.3.0"
+expect_out 'Multiple destination domains[^|]*Will a retry fix it\?","a":"Yes' "Gmail's multiple-domain deferral clears on retry"
