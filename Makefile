@@ -62,7 +62,7 @@ $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -Wno-missing-prototypes -c $< -o $@
 
 # Build-time generators run on the build machine, without sanitizers.
-$(BUILD)/kbgen: tools/kbgen.c
+$(BUILD)/kbgen: tools/kbgen.c src/lib/verdict/reasons.def
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 $(WARN) tools/kbgen.c -o $@
 

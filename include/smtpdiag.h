@@ -112,6 +112,13 @@ typedef struct smtpdiag_faq {
 } smtpdiag_faq;
 
 /* What explain found out. String lists are NULL-terminated arrays. */
+/* A provider that uses a code outside the registry, and what it means by it. */
+typedef struct smtpdiag_vendor_use {
+	const char *vendor;
+	const char *meaning;
+	const char *source;     /* the provider's page */
+} smtpdiag_vendor_use;
+
 typedef struct smtpdiag_explanation {
 	const char *query;      /* the input as given (possibly cut at the limit) */
 	int replycode;          /* 0 when none */
@@ -141,6 +148,8 @@ typedef struct smtpdiag_explanation {
 	const smtpdiag_faq *faq;
 	size_t nfaq;
 	const char *text;       /* reply text found (continuations joined), "" when none */
+	const smtpdiag_vendor_use *vendors; /* providers using an unregistered status */
+	size_t nvendors;
 } smtpdiag_explanation;
 
 enum {

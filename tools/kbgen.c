@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAXLIST 32
 #define MAXENT 1024
@@ -462,29 +463,214 @@ static void emit_nonstd(FILE *o, const char *dir)
 	fprintf(o, "const size_t sd_kb_nnonstds = %d;\n\n", n);
 }
 
+/* ---- vendor rows ---- */
+
+/* Column numbers of vendor-enhanced-codes.tsv (docs/kb-format.md). */
+enum { V_VENDOR, V_REPLY, V_STATUS, V_SNIPPET, V_MEANING, V_ACTION, V_CHECK, V_SOURCE, V_VIA, V_NOTES,
+       V_REASON, V_ADVICE, V_QUICKFIX, V_NCOLS };
+
+#define MAXPIECES 16
+#define MAXTITLE 120
+
+#define SD_REASON(name, hard, advice, meaning) #name,
+static const char *const reason_names[] = {
+#include "../src/lib/verdict/reasons.def"
+};
+#undef SD_REASON
+
+static const char *const advice_words[] = {
+	"retry", "suppress-recipient", "fix-sender-authentication", "fix-sender-reputation",
+	"fix-sender-config", "fix-message", "contact-recipient-admin", "none",
+};
+
+static int in_list(const char *v, const char *const *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v, l[i]))
+			return 1;
+	return 0;
+}
+
+/* A provider's code in brackets ("[TSS04]", "[HME1]") is reply text, not a placeholder. */
+static int bracket_code(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && isupper((unsigned char)s[i]))
+		i++;
+	if (!i || i == n)
+		return 0;
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	return i == n;
+}
+
+/* Length of the placeholder that starts at s, 0 if none: {name}, [$Name], $Name,
+ * <name>, x.x.x.x, "..." (elided text), or [word] without spaces that is not a
+ * bracketed provider code. */
+static size_t placeholder_len(const char *s)
+{
+	const char *e;
+
+	if (!strncmp(s, "...", 3))
+		return 3;
+	if (!strncmp(s, "x.x.x.x", 7))
+		return 7;
+	if (*s == '$') {
+		size_t i = 1;
+		while (isalnum((unsigned char)s[i]))
+			i++;
+		return i > 1 ? i : 0;
+	}
+	if (*s != '{' && *s != '[' && *s != '<')
+		return 0;
+	e = strchr(s, *s == '{' ? '}' : *s == '[' ? ']' : '>');
+	if (!e || e == s + 1 || memchr(s, ' ', (size_t)(e - s)))
+		return 0;
+	if (*s == '<' && strspn(s + 1, "abcdefghijklmnopqrstuvwxyz-") != (size_t)(e - s - 1))
+		return 0;
+	if (*s == '[' && s[1] != '$' && bracket_code(s + 1, (size_t)(e - s - 1)))
+		return 0;
+	return (size_t)(e - s) + 1;
+}
+
+/* The end of the part of a snippet that is reply text: provider pages put a
+ * link's title where the reply has a URL, after "For more information" or
+ * "go to". */
+static size_t matchable_len(const char *s)
+{
+	static const char *const ends[] = { "For more information", "go to " };
+	size_t n = strlen(s);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof(ends) / sizeof(ends[0]); k++)
+			if ((i == 0 || s[i - 1] == ' ') && !strncasecmp(s + i, ends[k], strlen(ends[k])))
+				return i;
+	return n;
+}
+
+static int has_alnum(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (isalnum((unsigned char)s[i]))
+			return 1;
+	return 0;
+}
+
+/* Cut a snippet into the literal pieces a reply text must hold in order. */
+static int split_pieces(const char *snip, char **pieces, const char *file, int line)
+{
+	size_t n = matchable_len(snip), i = 0, b = 0, ph;
+	int np = 0;
+
+	while (i <= n) {
+		ph = i < n ? placeholder_len(snip + i) : 0;
+		if (i < n && !ph) {
+			i++;
+			continue;
+		}
+		while (b < i && snip[b] == ' ')
+			b++;
+		size_t e = i;
+		while (e > b && snip[e - 1] == ' ')
+			e--;
+		if (e > b && has_alnum(snip + b, e - b)) {
+			if (np >= MAXPIECES) {
+				fail(file, line, "snippet has more than %d pieces", MAXPIECES);
+				return np;
+			}
+			pieces[np++] = strndup(snip + b, e - b);
+		}
+		i += ph ? ph : 1;
+		b = i;
+	}
+	return np;
+}
+
+/* A title from the meaning: its first clause, without the closing period. */
+static void vendor_title(const char *meaning, char *out, size_t cap)
+{
+	size_t n = strcspn(meaning, ";");
+	if (n >= cap)
+		n = cap - 1;
+	snprintf(out, cap, "%.*s", (int)n, meaning);
+	n = strlen(out);
+	while (n && (out[n - 1] == '.' || out[n - 1] == ' '))
+		out[--n] = '\0';
+}
+
+static void check_vendor_row(row *r, int ln, row *all, int idx)
+{
+	const char *file = "vendor-enhanced-codes.tsv";
+
+	if (r->n < V_NCOLS) {
+		fail(file, ln, "%d columns, want %d (reason, advice, quickfix at the end)", r->n, V_NCOLS);
+		return;
+	}
+	if (!in_list(r->c[V_REASON], reason_names, sizeof(reason_names) / sizeof(reason_names[0])))
+		fail(file, ln, "reason '%s' is not a name of reasons.def", r->c[V_REASON]);
+	if (!in_list(r->c[V_ADVICE], advice_words, sizeof(advice_words) / sizeof(advice_words[0])))
+		fail(file, ln, "advice '%s' is not one of the advice words (docs/reasons.md)", r->c[V_ADVICE]);
+	if (!*r->c[V_QUICKFIX])
+		fail(file, ln, "empty quickfix");
+	for (int k = 0; k < idx; k++)
+		if (!strcmp(all[k].c[V_VENDOR], r->c[V_VENDOR]) && !strcmp(all[k].c[V_REPLY], r->c[V_REPLY]) &&
+		    !strcmp(all[k].c[V_STATUS], r->c[V_STATUS]) && !strcmp(all[k].c[V_SNIPPET], r->c[V_SNIPPET]))
+			fail(file, ln, "duplicate of line %d (same vendor, code and text)", k + 2);
+}
+
+static void emit_vendor_pieces(FILE *o, int i, const char *snip)
+{
+	char *pieces[MAXPIECES];
+	int np = split_pieces(snip, pieces, "vendor-enhanced-codes.tsv", i + 2);
+
+	fprintf(o, "static const char *const vpieces_%d[] = { ", i);
+	for (int k = 0; k < np; k++) {
+		emit_str(o, pieces[k]);
+		fputs(", ", o);
+		free(pieces[k]);
+	}
+	fputs("NULL };\n", o);
+}
+
+static void emit_vendor_row(FILE *o, int i, row *r)
+{
+	char title[MAXTITLE];
+	const char *st = trim(r->c[V_STATUS]);
+
+	vendor_title(r->c[V_MEANING], title, sizeof(title));
+	fputs("\t{ ", o);
+	emit_str(o, r->c[V_VENDOR]);
+	fprintf(o, ", %d, ", atoi(r->c[V_REPLY]));
+	/* "n/a" and the like: the row gives no enhanced code */
+	emit_str(o, isdigit((unsigned char)st[0]) ? st : ""); fputs(", ", o);
+	emit_str(o, r->c[V_SNIPPET]); fputs(", ", o);
+	emit_str(o, r->c[V_MEANING]); fputs(", ", o);
+	emit_str(o, r->c[V_ACTION]);
+	fprintf(o, ", %d, ", strncmp(r->c[V_CHECK], "differs", 7) == 0);
+	emit_str(o, r->c[V_CHECK]); fputs(", ", o);
+	emit_str(o, r->c[V_SOURCE]);
+	fprintf(o, ", vpieces_%d, ", i);
+	emit_str(o, r->c[V_REASON]); fputs(", ", o);
+	emit_str(o, r->c[V_ADVICE]); fputs(", ", o);
+	emit_str(o, title); fputs(", ", o);
+	emit_str(o, r->c[V_QUICKFIX]);
+	fputs(" },\n", o);
+}
+
 static void emit_vendors(FILE *o, const char *dir)
 {
 	int n;
 	row *r = read_tsv(dir, "vendor-enhanced-codes.tsv", 8, &n);
 
-	fputs("const sd_kb_vendor sd_kb_vendors[] = {\n", o);
 	for (int i = 0; i < n; i++) {
-		const char *vendor = r[i].c[0];
-		char shortv[128];
-		/* "Google (Gmail / Workspace)" -> "Google (Gmail / Workspace)" kept whole */
-		snprintf(shortv, sizeof(shortv), "%s", vendor);
-		fputs("\t{ ", o);
-		emit_str(o, shortv);
-		fprintf(o, ", %d, ", atoi(r[i].c[1]));
-		/* "n/a" and the like: the row gives no enhanced code */
-		emit_str(o, isdigit((unsigned char)trim(r[i].c[2])[0]) ? trim(r[i].c[2]) : ""); fputs(", ", o);
-		emit_str(o, r[i].c[3]); fputs(", ", o);
-		emit_str(o, r[i].c[4]); fputs(", ", o);
-		emit_str(o, r[i].c[5]);
-		fprintf(o, ", %d, ", strncmp(r[i].c[6], "differs", 7) == 0);
-		emit_str(o, r[i].c[6]); fputs(", ", o);
-		emit_str(o, r[i].c[7]); fputs(" },\n", o);
+		check_vendor_row(&r[i], i + 2, r, i);
+		emit_vendor_pieces(o, i, r[i].c[V_SNIPPET]);
 	}
+	if (errors)
+		return;
+	fputs("const sd_kb_vendor sd_kb_vendors[] = {\n", o);
+	for (int i = 0; i < n; i++)
+		emit_vendor_row(o, i, &r[i]);
 	fputs("};\n", o);
 	fprintf(o, "const size_t sd_kb_nvendors = %d;\n\n", n);
 }

@@ -63,6 +63,22 @@ static void inline_list(FILE *f, const style *s, const char *title, const char *
 	fputc('\n', f);
 }
 
+/* Providers that use an unregistered status, with their meaning and page. */
+static void print_vendors(FILE *f, const style *s, const smtpdiag_explanation *e)
+{
+	char line[1024];
+
+	if (!e->nvendors)
+		return;
+	section(f, s, "Used by");
+	for (size_t i = 0; i < e->nvendors; i++) {
+		snprintf(line, sizeof(line), "%s: %s (%s)", e->vendors[i].vendor, e->vendors[i].meaning,
+			 e->vendors[i].source);
+		fputs("  - ", f);
+		cli_wrap_hang(f, line, 4, 4, 76);
+	}
+}
+
 static void print_human(FILE *f, const smtpdiag_explanation *e, int color)
 {
 	style s = { "", "", "", "" };
@@ -99,6 +115,7 @@ static void print_human(FILE *f, const smtpdiag_explanation *e, int color)
 	cli_wrap(f, e->retry_advice, 2, 76);
 	section(f, &s, "What it means");
 	cli_wrap(f, e->meaning, 2, 76);
+	print_vendors(f, &s, e);
 	list(f, &s, "Notes", e->notes, 0);
 	list(f, &s, "Common causes", e->causes, 0);
 	list(f, &s, "How to fix it", e->fixes, 1);

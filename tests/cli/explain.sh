@@ -60,3 +60,26 @@ expect_exit 0 "help" -- "$BIN" explain --help
 expect_out "usage: smtpdiag explain" "help text"
 NO_COLOR=1 expect_exit 0 "no colour when piped" -- "$BIN" explain 550
 n=$((n + 1)); if grep -q "$(printf '\033')" "$TMP/out"; then echo "not ok $n - escape codes in piped output"; else echo "ok $n - no escape codes in piped output"; fi
+
+# a code only providers use lists them instead of "unknown code"
+expect_exit 0 "explain 5.7.708 (a provider's code)" -- "$BIN" explain 5.7.708
+expect_out "Used by" "5.7.708 lists the providers that use it"
+expect_out "Exchange Online" "5.7.708 names Exchange Online"
+n=$((n + 1)); if grep -qi "unknown code" "$TMP/out"; then echo "not ok $n - 5.7.708 called unknown"; else echo "ok $n - 5.7.708 not called unknown"; fi
+expect_exit 0 "explain --json 5.4.300" -- "$BIN" explain --json 5.4.300
+expect_out '"vendors":\[\{"vendor":"Microsoft Exchange Online[^"]*","meaning":"[^"]+","source":"https://' "json lists vendor, meaning, source"
+expect_out '"unregistered-status"' "5.4.300 still flagged unregistered"
+
+# the code is printed once in the heading
+expect_exit 0 "explain 5.9.9" -- "$BIN" explain 5.9.9
+n=$((n + 1)); if [ "$(grep -o '5\.9\.9' "$TMP/out" | head -n 5 | wc -l)" -ge 1 ] && ! head -1 "$TMP/out" | grep -q '5\.9\.9.*5\.9\.9'; then
+	echo "ok $n - 5.9.9 once in the heading"; else echo "not ok $n - heading: $(head -1 "$TMP/out")"; fi
+
+# facts: 431 is not Exchange back pressure (452 4.3.1 is); Less Secure Apps dates; Gmail 4.3.0 clears on retry
+expect_exit 0 "explain --json 431 (facts)" -- "$BIN" explain --json 431
+expect_out 'back pressure is a different reply[^"]*452 4\.3\.1' "431: back pressure answers 452 4.3.1"
+n=$((n + 1)); if grep -q 'cause[^]]*Exchange back pressure' "$TMP/out"; then echo "not ok $n - 431 lists back pressure as a cause"; else echo "ok $n - 431 does not list back pressure as a cause"; fi
+expect_exit 0 "explain --json 535 5.7.8 (facts)" -- "$BIN" explain --json "535 5.7.8"
+expect_out 'Google Workspace in September 2024' "Workspace lost Less Secure Apps in September 2024"
+expect_exit 0 "explain --json 451 4.3.0 (facts)" -- "$BIN" explain --json "451 4.3.0"
+expect_out 'Multiple destination domains[^|]*Will a retry fix it\?","a":"Yes' "Gmail's multiple-domain deferral clears on retry"

@@ -119,6 +119,57 @@ static void test_seed_facts(void **state)
 	smtpdiag_explanation_free(e);
 }
 
+/* A code only providers use is explained by them, and still flagged unregistered. */
+static void test_vendor_only_codes(void **state)
+{
+	static const struct {
+		const char *q, *vendor_word;
+	} vo[] = {
+		{ "5.7.515", "Outlook.com" }, { "5.7.708", "Exchange Online" }, { "5.7.750", "Exchange Online" },
+		{ "5.4.300", "Exchange Online" }, { "5.7.57", "Exchange Online" }, { "4.7.650", "Outlook.com" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(vo) / sizeof(vo[0]); i++) {
+		smtpdiag_explanation *e;
+		size_t k = 0;
+		assert_int_equal(smtpdiag_explain(vo[i].q, strlen(vo[i].q), SMTPDIAG_EXPLAIN_CODE, &e, NULL), 0);
+		if (strcasestr(e->title, "unknown"))
+			fail_msg("%s: title '%s'", vo[i].q, e->title);
+		assert_true(e->issues & UR);
+		while (k < e->nvendors && !strstr(e->vendors[k].vendor, vo[i].vendor_word))
+			k++;
+		if (k == e->nvendors)
+			fail_msg("%s: no vendor like '%s' among %zu", vo[i].q, vo[i].vendor_word, e->nvendors);
+		assert_true(strlen(e->vendors[k].meaning) > 10 && !strncmp(e->vendors[k].source, "http", 4));
+		smtpdiag_explanation_free(e);
+	}
+}
+
+/* A matched vendor row leads the answer: Gmail's 5.7.27 is about SPF, whatever
+ * the registry says of X.7.27; Microsoft's 5.7.708 about the sending IP. */
+static void test_vendor_row_leads(void **state)
+{
+	static const struct {
+		const char *q, *word;
+	} vl[] = {
+		{ "550-5.7.27 This message was blocked because it didn't pass SPF authentication.\r\n"
+		  "550 5.7.27 Gmail requires all bulk senders to authenticate with SPF. - gsmtp", "SPF" },
+		{ "550 5.7.708 Service unavailable. Access denied, traffic not accepted from this IP.", "low-reputation" },
+		{ "550 5.7.508 Access denied, [2001:db8::5] has exceeded permitted limits within 2001:db8::/64 range", "IPv6" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(vl) / sizeof(vl[0]); i++) {
+		smtpdiag_explanation *e;
+		assert_int_equal(smtpdiag_explain(vl[i].q, strlen(vl[i].q), SMTPDIAG_EXPLAIN_TEXT, &e, NULL), 0);
+		if (!strstr(e->title, vl[i].word) || !strstr(e->short_answer, vl[i].word))
+			fail_msg("%.30s: title '%s', short '%s'", vl[i].q, e->title, e->short_answer);
+		assert_true(e->vendor[0] != '\0');
+		smtpdiag_explanation_free(e);
+	}
+}
+
 static void test_bad(void **state)
 {
 	static const struct {
@@ -171,6 +222,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ok),
 		cmocka_unit_test(test_seed_facts),
+		cmocka_unit_test(test_vendor_only_codes),
+		cmocka_unit_test(test_vendor_row_leads),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_limit),
 	};

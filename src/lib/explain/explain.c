@@ -327,7 +327,7 @@ static void explain_from_digits(explain_obj *o, const query *q, smtpdiag_class k
 	int sub = q->st.text[0] ? q->st.subject : -1;
 	const char *area = sub >= 0 && sub < 8 ? subject_words[sub] : "a condition no registry names";
 
-	e->title = fmt(o, "%s: unknown code (%s)", code_label(o, q), smtpdiag_class_name(k)[0] ? smtpdiag_class_name(k) : "no class");
+	e->title = fmt(o, "Unknown code (%s)", smtpdiag_class_name(k)[0] ? smtpdiag_class_name(k) : "no class");
 	e->short_answer = fmt(o, "%s is not a code any RFC or the IANA registry defines. Its digits say it is %s%s%s.",
 			      code_label(o, q), class_phrase(k), sub >= 0 ? " about " : "", sub >= 0 ? area : "");
 	e->quick_fix = k == SMTPDIAG_CLASS_TRANSIENT ? "Let the message queue and retry; read the server's text for the cause."
@@ -469,7 +469,8 @@ static int decide_reason(const query *q, smtpdiag_class k)
 	return r;
 }
 
-/* A vendor row that matches the text says what it means and who acts. */
+/* A vendor row that matches the text says what it means, what to do first and
+ * who acts: its title, short answer and quick fix replace the entry's. */
 static void vendor_advice(explain_obj *o, const query *q, slist *fixes, slist *causes)
 {
 	static const struct {
@@ -488,6 +489,9 @@ static void vendor_advice(explain_obj *o, const query *q, slist *fixes, slist *c
 
 	if (!v || !q->text.n)
 		return;
+	e->title = v->title;
+	e->short_answer = fmt(o, "%s: %s", v->vendor, v->meaning);
+	e->quick_fix = v->quick_fix;
 	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
 		if (!strcmp(v->action, acts[i].action)) {
 			sl_add(&tmp, fmt(o, "%s (%s)", acts[i].fix, v->vendor));
@@ -502,6 +506,37 @@ static void vendor_advice(explain_obj *o, const query *q, slist *fixes, slist *c
 	for (int i = 0; i < causes->n; i++)
 		sl_add(&tmp, causes->v[i]);
 	*causes = tmp;
+}
+
+/* A status outside the registry that providers use: who uses it and what for,
+ * one line per provider and meaning. */
+#define MAX_VENDOR_USES 16
+
+static void vendor_uses(explain_obj *o, const query *q, int has_entry)
+{
+	smtpdiag_explanation *e = &o->pub;
+	const sd_kb_vendor *rows[MAX_VENDOR_USES];
+	smtpdiag_vendor_use *u;
+	size_t n = 0, k = 0;
+
+	if (q->st.text[0] && q->st.text[0] != 'X' && !sd_kb_find_status(q->st.subject, q->st.detail))
+		n = sd_vendor_rows_for_code(q->replycode, &q->st, rows, MAX_VENDOR_USES);
+	u = sd_arena_alloc(&o->arena, sizeof(*u) * (n + 1));
+	for (size_t i = 0; u && i < n; i++) {
+		size_t j = 0;
+		while (j < k && (strcmp(u[j].vendor, rows[i]->vendor) || strcmp(u[j].meaning, rows[i]->meaning)))
+			j++;
+		if (j == k)
+			u[k++] = (smtpdiag_vendor_use){ rows[i]->vendor, rows[i]->meaning, rows[i]->source };
+	}
+	e->vendors = u;
+	e->nvendors = u ? k : 0;
+	if (k && !has_entry && !q->text.n) { /* a code alone: the first provider's word leads */
+		e->title = rows[0]->title;
+		e->short_answer = fmt(o, "%s is not in the IANA registry; %s uses it: %s%s", q->st.text, rows[0]->vendor,
+				      rows[0]->meaning, k > 1 ? " Other providers use it too (see below)." : "");
+		e->quick_fix = rows[0]->quick_fix;
+	}
 }
 
 static void build(explain_obj *o, const query *q)
@@ -548,6 +583,7 @@ static void build(explain_obj *o, const query *q)
 		sl_add(&related, second->key);
 	}
 	vendor_advice(o, q, &fixes, &causes);
+	vendor_uses(o, q, en != NULL);
 	add_paired(o, q, &paired);
 	add_notes(o, q, issues, vendor, &notes);
 	if (r >= 0 && e->bounce)
@@ -727,6 +763,19 @@ void smtpdiag_explanation_json(const smtpdiag_explanation *e, smtpdiag_buf *out)
 	sd_buf_putc(b, ']');
 	jlist(b, "references", e->references);
 	jlist(b, "notes", e->notes);
+	jkey(b, "vendors", 0);
+	sd_buf_putc(b, '[');
+	for (size_t i = 0; i < e->nvendors; i++) {
+		if (i)
+			sd_buf_putc(b, ',');
+		sd_buf_putc(b, '{');
+		jkey(b, "vendor", 1);
+		sd_buf_json_cstr(b, e->vendors[i].vendor);
+		jstr(b, "meaning", e->vendors[i].meaning);
+		jstr(b, "source", e->vendors[i].source);
+		sd_buf_putc(b, '}');
+	}
+	sd_buf_putc(b, ']');
 	jstr(b, "text", e->text);
 	sd_buf_putc(b, '}');
 }

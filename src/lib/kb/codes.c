@@ -55,12 +55,12 @@ const char *smtpdiag_class_name(smtpdiag_class c)
 }
 
 /* The vendor table, prepared once: each row's status as numbers (a detail range
- * for "4.7.500-699"), and the length of its snippet's opening words. Matching a
- * verdict against 254 rows is then integer compares, and a text search only for
- * the rows whose code matches. */
+ * for "4.7.500-699"), and whether its snippet has text enough to recognise.
+ * Matching a verdict against the rows is then integer compares, and a text
+ * search only for the rows whose code matches. */
 typedef struct vrow {
 	int cls, sub, dlo, dhi; /* cls 0: the row gives no status */
-	size_t sniplen;         /* 0: too short to recognise */
+	int matchable;          /* its pieces hold SD_VENDOR_MATCH_MIN characters or more */
 } vrow;
 
 static vrow *vrows;
@@ -99,26 +99,22 @@ static void vbuckets_init(void)
 		vidx[fill[vbucket(vrows[i].cls, vrows[i].sub)]++] = i;
 }
 
-static size_t snippet_len(const char *snip)
+static int pieces_matchable(const char *const *pieces)
 {
-	size_t len = strlen(snip);
-	const char *dots = strstr(snip, "...");
+	size_t n = 0;
 
-	if (dots)
-		len = (size_t)(dots - snip);
-	while (len && snip[len - 1] == ' ')
-		len--;
-	if (len > 48)
-		len = 48;
-	return len < 8 ? 0 : len;
+	for (; *pieces; pieces++)
+		n += strlen(*pieces);
+	return n >= SD_VENDOR_MATCH_MIN;
 }
 
+/* "4.7.500", "4.7.500-699", "5.7.900-5.7.999", "5.7.13 or 5.7.135" */
 static void vrow_parse(const char *vs, vrow *r)
 {
-	sd_status st;
+	sd_status st, hi;
 	size_t n = strlen(vs), k;
 	const char *dash = strchr(vs, '-');
-	unsigned long hi;
+	unsigned long d;
 
 	r->cls = 0;
 	k = sd_status_parse(vs, dash ? (size_t)(dash - vs) : n, &st);
@@ -127,8 +123,12 @@ static void vrow_parse(const char *vs, vrow *r)
 	r->cls = st.cls;
 	r->sub = st.subject;
 	r->dlo = r->dhi = st.detail;
-	if (dash && sd_parse_uint(dash + 1, strlen(dash + 1), 3, &hi))
-		r->dhi = (int)hi;
+	if (!dash)
+		return;
+	if (sd_status_parse(dash + 1, strlen(dash + 1), &hi) == strlen(dash + 1))
+		r->dhi = hi.detail;
+	else if (sd_parse_uint(dash + 1, strlen(dash + 1), 3, &d))
+		r->dhi = (int)d;
 }
 
 static void vrows_init(void)
@@ -138,7 +138,7 @@ static void vrows_init(void)
 		return;
 	for (size_t i = 0; i < sd_kb_nvendors; i++) {
 		vrow_parse(sd_kb_vendors[i].status, &vrows[i]);
-		vrows[i].sniplen = snippet_len(sd_kb_vendors[i].snippet);
+		vrows[i].matchable = pieces_matchable(sd_kb_vendors[i].pieces);
 	}
 	vbuckets_init();
 }
@@ -148,10 +148,104 @@ static int vrow_status_match(const vrow *r, const sd_status *st)
 	return r->cls == st->cls && r->sub == st->subject && st->detail >= r->dlo && st->detail <= r->dhi;
 }
 
+/* A reply code (and status) that starts a continuation line folded into the
+ * text: "550-5.7.26 ". Its length, 0 if none. */
+static size_t continuation_len(const char *t, size_t tn, size_t i)
+{
+	size_t k = i;
+	sd_status st;
+
+	if (k + 4 > tn || !sd_isdigit((unsigned char)t[k]) || !sd_isdigit((unsigned char)t[k + 1]) ||
+	    !sd_isdigit((unsigned char)t[k + 2]) || (t[k + 3] != '-' && t[k + 3] != ' '))
+		return 0;
+	k += 4;
+	k += sd_status_parse(t + k, tn - k, &st);
+	while (k < tn && sd_isspace((unsigned char)t[k]))
+		k++;
+	return k - i;
+}
+
+/* How many characters of piece p match the text from t[i]: case folded, any
+ * run of white space matching any other, a folded continuation skipped.
+ * *end receives where the match stops in the text. */
+static size_t piece_prefix(const char *t, size_t tn, size_t i, const char *p, size_t pn, size_t *end)
+{
+	size_t k = 0;
+
+	while (k < pn && i < tn) {
+		if (sd_isspace((unsigned char)p[k]) && sd_isspace((unsigned char)t[i])) {
+			while (k < pn && sd_isspace((unsigned char)p[k]))
+				k++;
+			while (i < tn && sd_isspace((unsigned char)t[i]))
+				i++;
+			if (k < pn && i < tn && sd_tolower((unsigned char)p[k]) != sd_tolower((unsigned char)t[i]))
+				i += continuation_len(t, tn, i);
+			continue;
+		}
+		if (sd_tolower((unsigned char)p[k]) != sd_tolower((unsigned char)t[i]))
+			break;
+		k++;
+		i++;
+	}
+	*end = i;
+	return k;
+}
+
+/* The first place from t[from] where at least need characters of p match;
+ * returns the characters matched there (0: none) and the end in *end. */
+static size_t piece_find(const char *t, size_t tn, size_t from, const char *p, size_t need, size_t *end)
+{
+	size_t pn = strlen(p);
+
+	for (size_t i = from; i < tn; i++) {
+		size_t m;
+		if (sd_tolower((unsigned char)t[i]) != sd_tolower((unsigned char)p[0]))
+			continue;
+		m = piece_prefix(t, tn, i, p, pn, end);
+		if (m >= need)
+			return m;
+	}
+	return 0;
+}
+
+/* How well a text matches a row's pieces, in order: the first
+ * SD_VENDOR_MATCH_CAP characters of the pieces must all be found; what matches
+ * beyond that only adds to the score. 0: no match. */
+static size_t pieces_score(const char *const *pieces, const char *t, size_t tn)
+{
+	size_t budget = SD_VENDOR_MATCH_CAP, pos = 0, score = 0, end;
+
+	for (; *pieces; pieces++) {
+		size_t pn = strlen(*pieces), need = budget < pn ? budget : pn;
+		size_t m = piece_find(t, tn, pos, *pieces, need ? need : pn, &end);
+		if (!m && need)
+			return 0;
+		if (m) {
+			score += m;
+			pos = end;
+		}
+		budget -= need;
+	}
+	return score;
+}
+
+size_t sd_vendor_text_score(const sd_kb_vendor *v, const char *text, size_t textlen)
+{
+	return text && textlen ? pieces_score(v->pieces, text, textlen) : 0;
+}
+
+static int vrow_code_match(const vrow *r, const sd_kb_vendor *v, int rc, const sd_status *st)
+{
+	if (st ? !vrow_status_match(r, st) : r->cls != 0)
+		return 0;
+	return !(v->replycode && rc && v->replycode != rc);
+}
+
 const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *text, size_t tn)
 {
 	int has_st = st && st->text[0], b;
-	size_t from = 0, to = sd_kb_nvendors;
+	size_t from = 0, to = sd_kb_nvendors, best = 0;
+	const sd_kb_vendor *hit = NULL;
 
 	pthread_once(&vonce, vrows_init);
 	if (!vrows)
@@ -162,18 +256,36 @@ const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *tex
 		to = vstart[b + 1];
 	}
 	for (size_t j = from; j < to; j++) {
-		size_t i = vidx && b != VB_OTHER ? vidx[j] : j;
+		size_t i = vidx && b != VB_OTHER ? vidx[j] : j, sc;
 		const sd_kb_vendor *v = &sd_kb_vendors[i];
-		const vrow *r = &vrows[i];
-		if (has_st ? !vrow_status_match(r, st) : r->cls != 0)
+		if (!vrow_code_match(&vrows[i], v, rc, has_st ? st : NULL))
 			continue;
-		if (v->replycode && rc && v->replycode != rc)
+		if (!tn) {
+			if (rc && v->replycode == rc && v->differs)
+				return v;
 			continue;
-		if (tn ? r->sniplen && sd_memcasemem(text, tn, v->snippet, r->sniplen)
-		       : (rc && v->replycode == rc && v->differs))
-			return v;
+		}
+		sc = vrows[i].matchable ? pieces_score(v->pieces, text, tn) : 0;
+		if (sc > best) {
+			best = sc;
+			hit = v;
+		}
 	}
-	return NULL;
+	return hit;
+}
+
+size_t sd_vendor_rows_for_code(int rc, const sd_status *st, const sd_kb_vendor **out, size_t max)
+{
+	size_t n = 0;
+
+	pthread_once(&vonce, vrows_init);
+	if (!vrows || !st || !st->text[0])
+		return 0;
+	for (int ranges = 0; ranges < 2; ranges++) /* rows for this very code before ranges */
+		for (size_t i = 0; i < sd_kb_nvendors && n < max; i++)
+			if ((vrows[i].dlo != vrows[i].dhi) == ranges && vrow_code_match(&vrows[i], &sd_kb_vendors[i], rc, st))
+				out[n++] = &sd_kb_vendors[i];
+	return n;
 }
 
 static const struct {

@@ -14,9 +14,27 @@
 unsigned sd_code_issues(int replycode, const sd_status *st, const char *text, size_t textlen,
 			const char **vendor);
 
-/* The vendor table row whose code and text snippet match, or NULL. Without text,
- * only an exact reply-code match of a row whose meaning differs counts. */
+/* Matching a text with a vendor row: the row's pieces (its snippet without
+ * placeholders) must occur in order, case folded, white space free; the first
+ * SD_VENDOR_MATCH_CAP characters of them are required (the rest of a provider's
+ * wording varies over time), and rows with fewer than SD_VENDOR_MATCH_MIN
+ * characters of text never match. */
+#define SD_VENDOR_MATCH_CAP 48
+#define SD_VENDOR_MATCH_MIN 8
+
+/* The vendor table row whose code and text match best (most characters of its
+ * pieces found), or NULL. Without text, only an exact reply-code match of a row
+ * whose meaning differs counts. The row's reason, advice, title and quick fix
+ * are the vendor's word on the failure (verdict: vendor rows outrank reason
+ * rules). The row is static. */
 const sd_kb_vendor *sd_vendor_match(int replycode, const sd_status *st, const char *text, size_t textlen);
+
+/* How many characters of the row's pieces the text matches; 0: it does not. */
+size_t sd_vendor_text_score(const sd_kb_vendor *v, const char *text, size_t textlen);
+
+/* The rows that use this status (and reply code, when not 0), those for this
+ * very status before those for a range: at most max into out; returns how many. */
+size_t sd_vendor_rows_for_code(int replycode, const sd_status *st, const sd_kb_vendor **out, size_t max);
 
 /* Class of a pair: the reply code's first digit, else the status class. */
 smtpdiag_class sd_code_class(int replycode, const sd_status *st);

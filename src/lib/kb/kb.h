@@ -57,6 +57,12 @@ typedef struct sd_kb_vendor {
 	int differs;            /* the vendor's meaning differs from the registry's */
 	const char *check;      /* registry comparison as noted */
 	const char *source;
+	const char *const *pieces; /* the snippet's literal pieces a text must hold in order
+				    * (placeholders and elided text cut out); NULL-terminated */
+	const char *reason;     /* a reason name of verdict/reasons.def */
+	const char *advice;     /* an advice word (docs/reasons.md) */
+	const char *title;      /* the meaning's first clause */
+	const char *quick_fix;  /* one imperative sentence */
 } sd_kb_vendor;
 
 extern const sd_kb_entry sd_kb_entries[];
