@@ -125,7 +125,9 @@ typedef struct smtpdiag_explanation {
 	const char *status;     /* enhanced status as written, "" when none */
 	smtpdiag_class klass;
 	int retry;              /* 1: safe and right to retry later */
-	int standard;           /* 1: every code found is defined and used in an allowed class */
+	int standard;           /* 1: every code is defined (reply) or registered (status), used in
+				 * an allowed class or one the registry's basic codes use; a
+				 * class mismatch or a vendor's reuse is an issue, not non-standard */
 	unsigned issues;        /* SMTPDIAG_ISSUE_* */
 	const char *reason;     /* Sisimai reason name, "" when the text allows none */
 	int hardbounce;

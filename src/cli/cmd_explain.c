@@ -93,6 +93,11 @@ static void print_human(FILE *f, const smtpdiag_explanation *e, int color)
 	fprintf(f, "%s%s%s%s%s\n", s.head, code, code[0] ? ": " : "", e->title, s.off);
 	if (!e->standard)
 		fprintf(f, "%sNon-standard:%s see the notes below.\n", s.warn, s.off);
+	else if (e->issues & SMTPDIAG_ISSUE_CLASS_NOT_ALLOWED)
+		fprintf(f, "%sOutside its registered class:%s see the notes below.\n", s.warn, s.off);
+	if (e->issues & SMTPDIAG_ISSUE_CLASS_MISMATCH)
+		fprintf(f, "%sClass mismatch:%s the reply code and the status disagree; see the notes below.\n",
+			s.warn, s.off);
 	fprintf(f, "%sClass:%s %s   %sRetry:%s %s   %sWho acts:%s %s\n", s.em, s.off,
 		smtpdiag_class_name(e->klass)[0] ? smtpdiag_class_name(e->klass) : "unknown",
 		s.em, s.off, e->retry ? "yes, later" : "no", s.em, s.off, e->fixer);

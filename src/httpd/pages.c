@@ -358,7 +358,7 @@ static void dd_issues(smtpdiag_buf *b, unsigned issues)
 
 	if (!issues)
 		return;
-	hb_puts(b, "<dt>Non-standard</dt><dd>");
+	hb_puts(b, "<dt>Flags</dt><dd>");
 	for (unsigned bit = 1; bit && bit <= issues; bit <<= 1) {
 		const char *n = (issues & bit) ? smtpdiag_issue_name(bit) : NULL;
 		if (!n)

@@ -70,7 +70,9 @@ static void test_ok(void **state)
 		assert_int_equal(e->retry, ok[i].retry);
 		if (e->issues != ok[i].issues)
 			fail_msg("%s: issues %#x want %#x", ok[i].q, e->issues, ok[i].issues);
-		assert_int_equal(e->standard, ok[i].issues == 0);
+		/* in this table every class-not-allowed status lacks registry backing (5.3.1) */
+		if (e->standard != !(ok[i].issues & (NS | UR | NA)))
+			fail_msg("%s: standard %d", ok[i].q, e->standard);
 		if (strcmp(e->reason, ok[i].reason))
 			fail_msg("%s: reason '%s' want '%s'", ok[i].q, e->reason, ok[i].reason);
 		assert_int_equal(e->hardbounce, ok[i].hard);
@@ -88,6 +90,26 @@ static void test_ok(void **state)
 		assert_false(b.oom);
 		assert_true(b.len > 100 && b.data[0] == '{' && b.data[b.len - 1] == '}');
 		smtpdiag_buf_free(&b);
+		smtpdiag_explanation_free(e);
+	}
+}
+
+/* A status outside its registered class is still standard when the registry's
+ * own basic codes use that class (X.2.2 lists 552, X.7.1 lists 451 and 454). */
+static void test_outside_class(void **state)
+{
+	static const struct { const char *q; int standard; } t[] = {
+		{ "5.2.2", 1 }, { "4.7.1", 1 }, { "552 5.2.2", 1 }, { "5.3.1", 0 }, { "552 4.3.1", 1 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		smtpdiag_explanation *e = NULL;
+		smtpdiag_error err = { 0, "" };
+		assert_int_equal(smtpdiag_explain(t[i].q, strlen(t[i].q), SMTPDIAG_EXPLAIN_CODE, &e, &err), 0);
+		if (e->standard != t[i].standard)
+			fail_msg("%s: standard %d want %d", t[i].q, e->standard, t[i].standard);
+		if (strcmp(t[i].q, "552 4.3.1") && !(e->issues & NA))
+			fail_msg("%s: class-not-allowed not flagged", t[i].q);
 		smtpdiag_explanation_free(e);
 	}
 }
@@ -221,6 +243,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ok),
+		cmocka_unit_test(test_outside_class),
 		cmocka_unit_test(test_seed_facts),
 		cmocka_unit_test(test_vendor_only_codes),
 		cmocka_unit_test(test_vendor_row_leads),

@@ -383,8 +383,11 @@ static void add_notes(explain_obj *o, const query *q, unsigned issues, const cha
 		sl_add(notes, fmt(o, "The reply code %d is of class %d but the status %s is of class %d; RFC 3463 expects them to agree.",
 				  q->replycode, q->replycode / 100, q->st.text, q->st.cls));
 	if ((issues & SMTPDIAG_ISSUE_CLASS_NOT_ALLOWED) && ks)
-		sl_add(notes, fmt(o, "X.%d.%d is registered for class %s only, so %s is itself non-standard.",
-				  q->st.subject, q->st.detail, ks->allowed_text, q->st.text));
+		sl_add(notes, sd_status_basic_has_class(ks, '0' + q->st.cls)
+				      ? fmt(o, "X.%d.%d is registered for class %s only, but the registry's own basic codes (%s) include a %dxx reply: %s is used outside its registered class, not an invented code.",
+					    q->st.subject, q->st.detail, ks->allowed_text, ks->basic, q->st.cls, q->st.text)
+				      : fmt(o, "X.%d.%d is registered for class %s only, so %s is itself non-standard.",
+					    q->st.subject, q->st.detail, ks->allowed_text, q->st.text));
 	if (issues & SMTPDIAG_ISSUE_VENDOR_REDEFINED)
 		sl_add(notes, fmt(o, "%s uses this code with a meaning other than the registry's.", vendor ? vendor : "A vendor"));
 	if (vendor)
@@ -554,7 +557,7 @@ static void build(explain_obj *o, const query *q)
 	e->status = dup(o, q->st.text);
 	e->klass = k;
 	e->issues = issues;
-	e->standard = !issues;
+	e->standard = sd_codes_standard(issues, q->st.text[0] == 'X' ? NULL : &q->st);
 	e->vendor = dup(o, vendor);
 	e->recipient = sd_arena_strndup(&o->arena, q->recipient.p ? q->recipient.p : "", q->recipient.n);
 	e->text = sd_arena_strndup(&o->arena, q->text.p ? q->text.p : "", q->text.n);

@@ -338,3 +338,26 @@ unsigned sd_code_issues(int rc, const sd_status *st, const char *text, size_t tn
 		*vendor = vname;
 	return f;
 }
+
+int sd_status_basic_has_class(const sd_kb_status *ks, int cls)
+{
+	const char *b = ks && ks->basic ? ks->basic : "";
+
+	for (; *b; b++)
+		if (*b == cls && (b == ks->basic || !sd_isdigit((unsigned char)b[-1])) &&
+		    sd_isdigit((unsigned char)b[1]))
+			return 1;
+	return 0;
+}
+
+int sd_codes_standard(unsigned issues, const sd_status *st)
+{
+	const sd_kb_status *ks;
+
+	if (issues & (SMTPDIAG_ISSUE_NONSTANDARD_REPLY | SMTPDIAG_ISSUE_UNREGISTERED_STATUS))
+		return 0;
+	if (!(issues & SMTPDIAG_ISSUE_CLASS_NOT_ALLOWED) || !st)
+		return 1;
+	ks = sd_kb_find_status(st->subject, st->detail);
+	return sd_status_basic_has_class(ks, '0' + st->cls);
+}

@@ -39,4 +39,15 @@ size_t sd_vendor_rows_for_code(int replycode, const sd_status *st, const sd_kb_v
 /* Class of a pair: the reply code's first digit, else the status class. */
 smtpdiag_class sd_code_class(int replycode, const sd_status *st);
 
+/* Does the registry's own list of basic reply codes for this status name one
+ * of class cls ('2', '4', '5')? X.2.2 lists 552 although it is registered for
+ * the transient class: 5.2.2 is then used outside its class, not invented. */
+int sd_status_basic_has_class(const sd_kb_status *ks, int cls);
+
+/* Are the codes of a pair standard: a defined reply code and a registered
+ * status, in an allowed class or one the registry's own basic codes use? A
+ * class mismatch between the two or a vendor's reuse is flagged, not
+ * non-standard. */
+int sd_codes_standard(unsigned issues, const sd_status *st);
+
 #endif
