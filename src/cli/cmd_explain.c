@@ -6,12 +6,13 @@
 #include "cli.h"
 
 static const char help[] =
-	"usage: smtpdiag explain [--json] CODE [CODE]\n"
+	"usage: smtpdiag explain [--json] CODE [CODE] | TEXT\n"
 	"       smtpdiag explain [--json] --text TEXT\n"
 	"       smtpdiag explain [--json] --file PATH|-\n"
 	"\n"
 	"Explain an SMTP reply code (431), an enhanced status (4.3.1, X.3.1), a pair\n"
-	"(\"552 4.3.1\"), reply text of one or more lines, or any pasted text: a bounce\n"
+	"(\"552 4.3.1\"), reply text of one or more lines (with or without --text:\n"
+	"anything but a lone code or pair is read as reply text), or any pasted text: a bounce\n"
 	"email, an NDR, a log fragment. Says what it means, whether it is standard,\n"
 	"transient or permanent, whether to retry, causes, fixes and who must act.\n"
 	"\n"
@@ -22,7 +23,10 @@ static const char help[] =
 	"  -h, --help    this help\n"
 	"\n"
 	"Colour is used only on a terminal, and never when NO_COLOR is set.\n"
-	"Exit status: 0 explained, 2 bad usage or input (one line on stderr), 3 internal failure.\n";
+	"JSON output carries the verdict: reason, hardbounce, retry, advice, fixer (who acts)\n"
+	"and evidence (the rules and rows that decided, in order).\n"
+	"Exit status: 0 explained, 2 bad usage or input, or nothing to explain (one line on\n"
+	"stderr), 3 internal failure.\n";
 
 typedef struct style {
 	const char *head, *em, *warn, *off;
@@ -71,8 +75,9 @@ static void print_human(FILE *f, const smtpdiag_explanation *e, int color)
 	if (!e->standard)
 		fprintf(f, "%sNon-standard:%s see the notes below.\n", s.warn, s.off);
 	fprintf(f, "%sClass:%s %s   %sRetry:%s %s   %sWho acts:%s %s\n", s.em, s.off,
-		smtpdiag_class_name(e->klass)[0] ? smtpdiag_class_name(e->klass) : "unknown",
-		s.em, s.off, e->retry ? "yes, later" : "no", s.em, s.off, e->fixer);
+		smtpdiag_class_name(e->klass)[0] ? smtpdiag_class_name(e->klass)
+		: (e->issues & SMTPDIAG_ISSUE_CLASS_MISMATCH) ? "mismatch (reply and status disagree)" : "unknown",
+		s.em, s.off, e->retry ? "yes, later" : "no", s.em, s.off, e->fixer[0] ? e->fixer : "-");
 	if (e->reason[0])
 		fprintf(f, "%sReason:%s %s%s   %sAdvice:%s %s\n", s.em, s.off, e->reason,
 			e->hardbounce ? " (hard bounce)" : "", s.em, s.off, e->advice);
@@ -118,13 +123,13 @@ static int usage_error(const char *msg)
 
 int cmd_explain(int argc, char **argv)
 {
-	int json = 0, mode = SMTPDIAG_EXPLAIN_CODE, rc;
+	int json = 0, mode = SMTPDIAG_EXPLAIN_AUTO, rc;
 	const char *text = NULL, *file = NULL;
 	char *query = NULL, *owned = NULL;
 	size_t qlen = 0, used = 0;
 	smtpdiag_explanation *e;
 	smtpdiag_error err = { 0, "" };
-	char joined[256];
+	char joined[4096];
 
 	joined[0] = '\0';
 	for (int i = 1; i < argc; i++) {

@@ -473,13 +473,16 @@ static void decide(const query *q, sd_verdict *v)
 {
 	sd_classifier *c = sd_classifier_new();
 	int has_st = q->st.text[0] && q->st.text[0] != 'X';
+	char found[SD_STATUS_MAX] = "";
 	sd_evidence ev;
 
 	sd_evidence_init(&ev);
 	ev.replycode = q->replycode;
-	ev.status = has_st ? q->st.text : "";
 	ev.text = q->engine_text.p ? q->engine_text.p : "";
 	ev.textn = q->engine_text.n;
+	ev.status = has_st ? q->st.text : found; /* else a status elsewhere in the text ("#5.1.1") */
+	if (!has_st)
+		sd_vd_status_find(ev.text, ev.textn, 0, found);
 	ev.diagtype = ev.textn ? "SMTP" : "";
 	ev.command = sd_vd_command_find(ev.text, ev.textn);
 	if (ev.textn) /* a reply as an MTA got it; a bare code was never sent */

@@ -269,6 +269,8 @@ static int sender_side(const sd_evidence *ev, const sd_status *st)
 
 	if (rc == 530 || rc == 534 || rc == 535 || rc == 538)
 		return 2;
+	if (st && st->subject == 5) /* the client's use of the protocol */
+		return 1;
 	for (size_t i = 0; st && i < sizeof(tab) / sizeof(tab[0]); i++)
 		if (st->subject == tab[i].sub && st->detail == tab[i].det)
 			return tab[i].kind;
@@ -301,11 +303,6 @@ static int vendor_step(sd_verdict *v)
 	return 0;
 }
 
-static int clears_with_time(int r)
-{
-	return r == SD_R_mailboxfull || r == SD_R_systemfull || r == SD_R_ratelimited || r == SD_R_networkerror;
-}
-
 /* The MTA gave up: nothing to retry, whatever the class. */
 static int gave_up(const sd_evidence *ev, const sd_status *st, int r)
 {
@@ -321,8 +318,9 @@ static void sender_policy(const sd_evidence *ev, const sd_status *st, sd_verdict
 	if (!side && !(v->vendor && !strncmp(v->vendor->action, "fix-", 4)))
 		return;
 	v->hard = 0;
-	if (strcmp(v->advice, "suppress-recipient") && strcmp(v->advice, "contact-recipient-admin"))
+	if (!strncmp(v->advice, "fix-", 4) || (v->vendor && !strcmp(v->advice, "retry")))
 		return;
+	v->retry = 0;
 	v->advice = side == 2 ? "fix-sender-authentication" : "fix-sender-config";
 	v->fixer = SD_FIX_SENDER_ADMIN;
 	step(v, "policy:sender side (%s) -> %s", st && st->text[0] ? st->text : "reply", v->advice);
@@ -335,7 +333,7 @@ static void policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
 	v->advice = sd_reason_advice(r);
 	v->fixer = sd_reason_fixer(r);
 	v->hard = v->cls == 5 && sd_reason_hard(r);
-	v->retry = v->cls != 2 && clears_with_time(r);
+	v->retry = v->cls != 2 && !strcmp(v->advice, "retry"); /* reasons that clear with time */
 	if (vendor_step(v)) {
 		v->retry = !strcmp(v->advice, "retry") || (v->retry && !strcmp(v->advice, "contact-recipient-admin"));
 		v->hard = v->hard && !strcmp(v->advice, "suppress-recipient");
