@@ -523,7 +523,7 @@ static void vendor_advice(explain_obj *o, const sd_kb_vendor *v, slist *fixes, s
 }
 
 /* The verdict fields of the explanation, from the engine. */
-static void set_verdict(explain_obj *o, const query *q, const sd_verdict *v)
+static void set_verdict(explain_obj *o, const sd_verdict *v)
 {
 	smtpdiag_explanation *e = &o->pub;
 	int r = v->reason;
@@ -537,7 +537,6 @@ static void set_verdict(explain_obj *o, const query *q, const sd_verdict *v)
 	e->fixers = sd_fixer_list(e->bounce ? v->fixer : 0);
 	e->fixer = sd_fixer_text(e->bounce ? v->fixer : 0);
 	e->evidence = sd_verdict_trail(&o->arena, v);
-	(void)q;
 }
 
 static void set_entry(explain_obj *o, const query *q, const sd_kb_entry *en, slist *l)
@@ -589,7 +588,7 @@ static void build(explain_obj *o, const query *q)
 	e->recipient = sd_arena_strndup(&o->arena, q->recipient.p ? q->recipient.p : "", q->recipient.n);
 	e->text = sd_arena_strndup(&o->arena, q->text.p ? q->text.p : "", q->text.n);
 	decide(q, &v);
-	set_verdict(o, q, &v);
+	set_verdict(o, &v);
 	set_entry(o, q, en, l);
 	if (second) {
 		sl_addv(&l[3], second->related);
@@ -737,24 +736,6 @@ static void jkey(sd_buf *b, const char *k, int first)
 	sd_buf_putc(b, ':');
 }
 
-static void jstr(sd_buf *b, const char *k, const char *v)
-{
-	jkey(b, k, 0);
-	sd_buf_json_cstr(b, v);
-}
-
-static void jbool(sd_buf *b, const char *k, int v)
-{
-	jkey(b, k, 0);
-	sd_buf_puts(b, v ? "true" : "false");
-}
-
-static void jlist(sd_buf *b, const char *k, const char *const *v)
-{
-	jkey(b, k, 0);
-	sd_buf_json_strv(b, v);
-}
-
 void smtpdiag_explanation_json(const smtpdiag_explanation *e, smtpdiag_buf *out)
 {
 	sd_buf *b = (sd_buf *)out;
@@ -765,30 +746,30 @@ void smtpdiag_explanation_json(const smtpdiag_explanation *e, smtpdiag_buf *out)
 	sd_buf_putc(b, '{');
 	jkey(b, "query", 1);
 	sd_buf_json_cstr(b, e->query);
-	jstr(b, "replycode", rc);
-	jstr(b, "status", e->status);
-	jstr(b, "class", smtpdiag_class_name(e->klass));
-	jbool(b, "retry", e->retry);
-	jbool(b, "standard", e->standard);
-	jkey(b, "issues", 0);
+	SD_JSTR(b, "replycode", rc);
+	SD_JSTR(b, "status", e->status);
+	SD_JSTR(b, "class", smtpdiag_class_name(e->klass));
+	SD_JBOOL(b, "retry", e->retry);
+	SD_JBOOL(b, "standard", e->standard);
+	SD_JKEY(b, "issues");
 	smtpdiag_issues_json(e->issues, out);
-	jstr(b, "reason", e->reason);
-	jbool(b, "hardbounce", e->hardbounce);
-	jstr(b, "vendor", e->vendor);
-	jstr(b, "recipient", e->recipient);
-	jbool(b, "bounce", e->bounce);
-	jstr(b, "advice", e->advice);
-	jstr(b, "title", e->title);
-	jstr(b, "short_answer", e->short_answer);
-	jstr(b, "quick_fix", e->quick_fix);
-	jstr(b, "retry_advice", e->retry_advice);
-	jstr(b, "meaning", e->meaning);
-	jlist(b, "causes", e->causes);
-	jlist(b, "fixes", e->fixes);
-	jlist(b, "fixer", e->fixers);
-	jlist(b, "paired", e->paired);
-	jlist(b, "related", e->related);
-	jkey(b, "faq", 0);
+	SD_JSTR(b, "reason", e->reason);
+	SD_JBOOL(b, "hardbounce", e->hardbounce);
+	SD_JSTR(b, "vendor", e->vendor);
+	SD_JSTR(b, "recipient", e->recipient);
+	SD_JBOOL(b, "bounce", e->bounce);
+	SD_JSTR(b, "advice", e->advice);
+	SD_JSTR(b, "title", e->title);
+	SD_JSTR(b, "short_answer", e->short_answer);
+	SD_JSTR(b, "quick_fix", e->quick_fix);
+	SD_JSTR(b, "retry_advice", e->retry_advice);
+	SD_JSTR(b, "meaning", e->meaning);
+	SD_JLIST(b, "causes", e->causes);
+	SD_JLIST(b, "fixes", e->fixes);
+	SD_JLIST(b, "fixer", e->fixers);
+	SD_JLIST(b, "paired", e->paired);
+	SD_JLIST(b, "related", e->related);
+	SD_JKEY(b, "faq");
 	sd_buf_putc(b, '[');
 	for (size_t i = 0; i < e->nfaq; i++) {
 		if (i)
@@ -796,13 +777,13 @@ void smtpdiag_explanation_json(const smtpdiag_explanation *e, smtpdiag_buf *out)
 		sd_buf_putc(b, '{');
 		jkey(b, "q", 1);
 		sd_buf_json_cstr(b, e->faq[i].q);
-		jstr(b, "a", e->faq[i].a);
+		SD_JSTR(b, "a", e->faq[i].a);
 		sd_buf_putc(b, '}');
 	}
 	sd_buf_putc(b, ']');
-	jlist(b, "references", e->references);
-	jlist(b, "notes", e->notes);
-	jstr(b, "text", e->text);
-	jlist(b, "evidence", e->evidence);
+	SD_JLIST(b, "references", e->references);
+	SD_JLIST(b, "notes", e->notes);
+	SD_JSTR(b, "text", e->text);
+	SD_JLIST(b, "evidence", e->evidence);
 	sd_buf_putc(b, '}');
 }
