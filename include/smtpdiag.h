@@ -139,7 +139,7 @@ typedef struct smtpdiag_explanation {
 	const char *quick_fix;
 	const char *meaning;
 	const char *retry_advice; /* how to retry, or why not */
-	const char *fixer;        /* "sender", "recipient-admin", ... comma list */
+	const char *fixer;        /* fixers as one comma list ("sender,sender-admin") */
 	const char *advice;       /* one word of the advice vocabulary (see decode) */
 	const char *const *causes;
 	const char *const *fixes;
@@ -152,18 +152,21 @@ typedef struct smtpdiag_explanation {
 	const char *text;       /* reply text found (continuations joined), "" when none */
 	const smtpdiag_vendor_use *vendors; /* providers using an unregistered status */
 	size_t nvendors;
+	const char *const *fixers;   /* who acts, as a list: "sender", "sender-admin", "recipient", "recipient-admin" */
+	const char *const *evidence; /* the rules and rows that decided, in order ("status:5.1.1 -> userunknown") */
 } smtpdiag_explanation;
 
 enum {
 	SMTPDIAG_EXPLAIN_CODE = 0, /* "431", "4.3.1", "X.3.1", "552 4.3.1", "552-4.3.1" */
 	SMTPDIAG_EXPLAIN_TEXT = 1, /* reply line(s): "550-5.1.1 ...\r\n550 5.1.1 ..." */
-	SMTPDIAG_EXPLAIN_FILE = 2  /* any pasted text: a bounce, an NDR, a log fragment */
+	SMTPDIAG_EXPLAIN_FILE = 2, /* any pasted text: a bounce, an NDR, a log fragment */
+	SMTPDIAG_EXPLAIN_AUTO = 3  /* one code or a pair as CODE, anything else as TEXT */
 };
 
 /* Explain a query. On success *out is a new object the caller frees with
  * smtpdiag_explanation_free(). Errors: SMTPDIAG_EINVAL (empty, not a code,
  * impossible class, binary), SMTPDIAG_ELIMIT (over SMTPDIAG_MAX_QUERY bytes),
- * SMTPDIAG_ENOTFOUND (text mode: no code or failure found). */
+ * SMTPDIAG_ENOTFOUND (text mode: no code or failure found, "nothing to explain"). */
 #define SMTPDIAG_MAX_QUERY (1u << 20)
 int smtpdiag_explain(const char *q, size_t len, int mode,
 		     smtpdiag_explanation **out, smtpdiag_error *err);
@@ -219,6 +222,8 @@ typedef struct smtpdiag_fact {
 	int retry;
 	unsigned issues;
 	const char *advice;          /* retry, suppress-recipient, ... */
+	const char *const *fixer;    /* who acts: "sender", "sender-admin", "recipient", "recipient-admin" */
+	const char *const *evidence; /* the rules and rows that decided, in order */
 } smtpdiag_fact;
 
 /* Decoder options. */
@@ -299,6 +304,8 @@ typedef struct smtpdiag_logrec {
 	int retry;
 	unsigned issues;             /* SMTPDIAG_ISSUE_* of (replycode, status) */
 	const char *advice;          /* decode's advice vocabulary */
+	const char *const *fixer;    /* who acts, as for decode */
+	const char *const *evidence; /* the rules and rows that decided, in order */
 } smtpdiag_logrec;
 
 /* Scanner flags. */

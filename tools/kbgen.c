@@ -472,7 +472,7 @@ enum { V_VENDOR, V_REPLY, V_STATUS, V_SNIPPET, V_MEANING, V_ACTION, V_CHECK, V_S
 #define MAXPIECES 16
 #define MAXTITLE 120
 
-#define SD_REASON(name, hard, advice, meaning) #name,
+#define SD_REASON(name, hard, advice, fixer, meaning) #name,
 static const char *const reason_names[] = {
 #include "../src/lib/verdict/reasons.def"
 };

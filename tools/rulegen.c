@@ -13,7 +13,7 @@
 #include <hs.h>
 
 static const char *const reasons[] = {
-#define SD_REASON(name, hard, advice, meaning) #name,
+#define SD_REASON(name, hard, advice, fixer, meaning) #name,
 #include "../src/lib/verdict/reasons.def"
 #undef SD_REASON
 };
@@ -261,6 +261,11 @@ int main(int argc, char **argv)
 		fputc('\t', o);
 		emit_cstr(o, pats[i]);
 		fputs(",\n", o);
+	}
+	fputs("};\nconst char *const sd_rules_where[] = {\n", o);
+	for (unsigned i = 0; i < npats; i++) {
+		const char *base = strrchr(pfile[i], '/');
+		fprintf(o, "\t\"%s:%d\",\n", base ? base + 1 : pfile[i], pline[i]);
 	}
 	fputs("};\nconst unsigned char sd_rules_reason[] = {\n", o);
 	for (unsigned i = 0; i < npats; i++)

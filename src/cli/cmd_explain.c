@@ -18,16 +18,20 @@ static const cli_opt opts[] = {
 
 static const cli_cmd explain_cmd = {
 	"explain",
-	"usage: smtpdiag explain [--json] CODE [CODE]\n"
+	"usage: smtpdiag explain [--json] CODE [CODE] | TEXT\n"
 	"       smtpdiag explain [--json] --text TEXT\n"
 	"       smtpdiag explain [--json] --file PATH|-\n"
 	"\n"
 	"Explain an SMTP reply code (431), an enhanced status (4.3.1, X.3.1), a pair\n"
-	"(\"552 4.3.1\"), reply text of one or more lines, or any pasted text: a bounce\n"
+	"(\"552 4.3.1\"), reply text of one or more lines (with or without --text:\n"
+	"anything but a lone code or pair is read as reply text), or any pasted text: a bounce\n"
 	"email, an NDR, a log fragment. Says what it means, whether it is standard,\n"
 	"transient or permanent, whether to retry, causes, fixes and who must act.\n",
 	"Colour is used only on a terminal, and never when NO_COLOR is set.\n"
-	"Exit status: 0 explained, 2 bad usage or input (one line on stderr), 3 internal failure.\n",
+	"JSON output carries the verdict: reason, hardbounce, retry, advice, fixer (who acts)\n"
+	"and evidence (the rules and rows that decided, in order).\n"
+	"Exit status: 0 explained, 2 bad usage or input, or nothing to explain (one line on\n"
+	"stderr), 3 internal failure.\n",
 	opts, 0
 };
 
@@ -99,8 +103,9 @@ static void print_human(FILE *f, const smtpdiag_explanation *e, int color)
 		fprintf(f, "%sClass mismatch:%s the reply code and the status disagree; see the notes below.\n",
 			s.warn, s.off);
 	fprintf(f, "%sClass:%s %s   %sRetry:%s %s   %sWho acts:%s %s\n", s.em, s.off,
-		smtpdiag_class_name(e->klass)[0] ? smtpdiag_class_name(e->klass) : "unknown",
-		s.em, s.off, e->retry ? "yes, later" : "no", s.em, s.off, e->fixer);
+		smtpdiag_class_name(e->klass)[0] ? smtpdiag_class_name(e->klass)
+		: (e->issues & SMTPDIAG_ISSUE_CLASS_MISMATCH) ? "mismatch (reply and status disagree)" : "unknown",
+		s.em, s.off, e->retry ? "yes, later" : "no", s.em, s.off, e->fixer[0] ? e->fixer : "-");
 	if (e->reason[0])
 		fprintf(f, "%sReason:%s %s%s   %sAdvice:%s %s\n", s.em, s.off, e->reason,
 			e->hardbounce ? " (hard bounce)" : "", s.em, s.off, e->advice);
@@ -142,7 +147,7 @@ static void print_human(FILE *f, const smtpdiag_explanation *e, int color)
 typedef struct explain_args {
 	int json;
 	const char *text, *file;
-	char joined[256];  /* the CODE operands, joined by a space */
+	char joined[4096]; /* the CODE or TEXT operands, joined by a space */
 	size_t used;
 } explain_args;
 
@@ -203,7 +208,7 @@ static int load_query(const explain_args *x, const char **q, size_t *qlen, int *
 		return -1;
 	}
 	if (!x->file) {
-		*mode = SMTPDIAG_EXPLAIN_CODE;
+		*mode = SMTPDIAG_EXPLAIN_AUTO; /* a lone code or pair, else reply text */
 		*q = x->joined;
 		*qlen = x->used;
 		return -1;

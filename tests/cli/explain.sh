@@ -83,3 +83,19 @@ expect_exit 0 "explain --json 535 5.7.8 (facts)" -- "$BIN" explain --json "535 5
 expect_out 'Google Workspace in September 2024' "Workspace lost Less Secure Apps in September 2024"
 expect_exit 0 "explain --json 451 4.3.0 (facts)" -- "$BIN" explain --json "451 4.3.0"
 expect_out 'Multiple destination domains[^|]*Will a retry fix it\?","a":"Yes' "Gmail's multiple-domain deferral clears on retry"
+# reply text without --text; a lone code stays a code lookup
+expect_exit 0 "reply text without --text" -- "$BIN" explain --json "431 4.3.1 STOREDRV; mailbox disk is full"
+expect_out '"reason":"systemfull"' "text read as reply text"
+expect_out '"fixer":\["recipient-admin"\]' "fixer is a list"
+expect_out '"evidence":\["rule:' "evidence names the rule"
+expect_exit 2 "no failure in the text" -- "$BIN" explain "hello there, how are you"
+expect_err "nothing to explain" "says there is nothing to explain"
+expect_exit 2 "leading zeros" -- "$BIN" explain 5.07.01
+expect_err "leading zeros" "RFC 3463 leading zeros named"
+expect_exit 0 "2xx with a 5.x.x status" -- "$BIN" explain 250 5.1.1
+expect_out "Class: mismatch" "class mismatch, not success"
+expect_exit 0 "unknown status" -- "$BIN" explain 5.9.9
+n=$((n + 1)); if [ "$(head -1 "$TMP/out" | grep -o '5\.9\.9' | wc -l)" -eq 1 ]; then echo "ok $n - 5.9.9 printed once"; else echo "not ok $n - 5.9.9 repeated: $(head -1 "$TMP/out")"; fi
+expect_exit 0 "sender's null MX" -- "$BIN" explain --json "550 5.7.27 Sender address has null MX"
+expect_out '"advice":"fix-sender-config"' "sender side is not suppress-recipient"
+expect_out '"hardbounce":false' "sender side is no hard bounce"

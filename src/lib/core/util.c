@@ -227,6 +227,17 @@ void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
 	b->len = (size_t)(o - b->data);
 }
 
+void sd_buf_json_strv(sd_buf *b, const char *const *v)
+{
+	sd_buf_putc(b, '[');
+	for (int i = 0; v && v[i]; i++) {
+		if (i)
+			sd_buf_putc(b, ',');
+		sd_buf_json_cstr(b, v[i]);
+	}
+	sd_buf_putc(b, ']');
+}
+
 void sd_buf_json_cstr(sd_buf *b, const char *s)
 {
 	sd_buf_json_str(b, s ? s : "", s ? strlen(s) : 0);

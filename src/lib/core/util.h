@@ -41,6 +41,7 @@ void sd_buf_put_int(sd_buf *b, long long v); /* decimal, as printf("%lld") */
  * key is a string literal, so its length is known at compile time. */
 #define SD_JKEY(b, key) sd_buf_put((b), ",\"" key "\":", sizeof(",\"" key "\":") - 1)
 #define SD_JSTR(b, key, v) (SD_JKEY(b, key), sd_buf_json_cstr((b), (v)))
+#define SD_JLIST(b, key, v) (SD_JKEY(b, key), sd_buf_json_strv((b), (v)))
 #define SD_JBOOL(b, key, v) (SD_JKEY(b, key), (v) ? sd_buf_put((b), "true", 4) : sd_buf_put((b), "false", 5))
 const char *sd_buf_cstr(sd_buf *b);
 /* Length of the valid UTF-8 sequence at p (1-4 bytes; 1 for ASCII), or 0 when
@@ -49,6 +50,8 @@ size_t sd_utf8_len(const unsigned char *p, size_t n);
 /* JSON: a quoted, escaped string; invalid UTF-8 bytes become U+FFFD. */
 void sd_buf_json_str(sd_buf *b, const char *p, size_t n);
 void sd_buf_json_cstr(sd_buf *b, const char *s); /* NULL -> "" */
+/* A NULL-terminated string list as a JSON array (NULL -> []). */
+void sd_buf_json_strv(sd_buf *b, const char *const *v);
 
 /* Arena: many small allocations, freed in one call. */
 typedef struct sd_chunk sd_chunk;

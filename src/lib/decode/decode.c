@@ -205,6 +205,8 @@ void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out)
 	SD_JKEY(b, "issues");
 	smtpdiag_issues_json(f->issues, out);
 	SD_JSTR(b, "advice", f->advice);
+	SD_JLIST(b, "fixer", f->fixer);
+	SD_JLIST(b, "evidence", f->evidence);
 	sd_buf_putc(b, '}');
 }
 

@@ -10,7 +10,7 @@
 #include "smtp/hostfind.h"
 #include "kb/kb.h"
 #include "smtp/reply.h"
-#include "verdict/verdict.h"
+#include "verdict/engine.h"
 
 #include <strings.h>
 
@@ -206,26 +206,39 @@ static const char *domain_of(const char *addr)
 }
 
 
-static int decide(fact_work *w, smtpdiag_fact *f)
+/* What the MTA did, from the record's Action: before it is normalised. */
+static int action_of(sd_str v)
 {
-	sd_vd_in in;
+	v = sd_trim(v);
+	if (sd_str_caseeq(v, "failed") || sd_str_caseeq(v, "failure") || sd_str_caseeq(v, "fail"))
+		return SD_EV_FAILED;
+	if (sd_str_caseeq(v, "delayed"))
+		return SD_EV_DELAYED;
+	if (sd_str_caseeq(v, "expired"))
+		return SD_EV_EXPIRED;
+	return SD_EV_NONE;
+}
 
-	memset(&in, 0, sizeof(in));
-	in.lc = sd_arena_strndup_lower(w->c->a, w->diag);
-	if (!in.lc)
+static void decide(fact_work *w, smtpdiag_fact *f, sd_verdict *v)
+{
+	sd_evidence ev;
+
+	sd_evidence_init(&ev);
+	ev.lc = sd_arena_strndup_lower(w->c->a, w->diag);
+	if (!ev.lc)
 		w->diag.n = 0;
-	in.reason = w->r->reason;
-	in.status = w->status;
-	in.replycode = w->replycode;
-	in.diag = w->diag.p;
-	in.diagn = w->diag.n;
-	in.diagtype = w->diagtype;
-	in.command = w->command;
-	in.action = w->action;
-	in.rhost = f->rhost;
-	in.lhost = f->lhost;
-	in.destination = f->destination;
-	return sd_vd_reason(w->c->cls, &in);
+	ev.hint = w->r->reason;
+	ev.status = w->status;
+	ev.replycode = w->replycode;
+	ev.text = w->diag.p ? w->diag.p : "";
+	ev.textn = w->diag.n;
+	ev.diagtype = w->diagtype;
+	ev.command = w->command;
+	ev.action = action_of(w->r->action);
+	ev.rhost = f->rhost;
+	ev.lhost = f->lhost;
+	ev.destination = f->destination;
+	sd_verdict_decide(w->c->cls, &ev, v);
 }
 
 static const char *action_norm(sd_arena *a, sd_str v)
@@ -501,34 +514,10 @@ static void finish(fact_work *w, smtpdiag_fact *f, int reason)
 				   w->diag.n < FACT_ISSUE_TEXT ? w->diag.n : FACT_ISSUE_TEXT, NULL);
 }
 
-static void set_advice(smtpdiag_fact *f, int reason)
-{
-	int cls = f->deliverystatus[0] ? f->deliverystatus[0] - '0' : 5;
-
-	f->retry = sd_reason_retry(reason, cls, f->hardbounce);
-	f->advice = sd_reason_advice_for(reason, cls, f->hardbounce);
-}
-
-/* Hard or soft; only "notaccept" depends on the text ("status diagnostic"). */
-static int hard_bounce(const fact_work *w, int reason)
-{
-	sd_buf hb;
-	int hard;
-
-	if (reason != SD_R_notaccept)
-		return sd_vd_hard(reason, "", 0);
-	sd_buf_init(&hb);
-	sd_buf_puts(&hb, w->status);
-	sd_buf_putc(&hb, ' ');
-	sd_buf_put(&hb, w->diag.p, w->diag.n);
-	hard = sd_vd_hard(reason, hb.data ? hb.data : "", hb.len > 4 ? hb.len : 0);
-	sd_buf_free(&hb);
-	return hard;
-}
-
 void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *origin)
 {
 	fact_work w;
+	sd_verdict v;
 	int reason;
 
 	memset(&w, 0, sizeof(w));
@@ -536,9 +525,14 @@ void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *ori
 	w.c = c;
 	w.r = r;
 	prepare(&w, f);
-	reason = decide(&w, f);
+	decide(&w, f, &v);
+	reason = v.reason;
 	finish(&w, f, reason);
-	f->hardbounce = hard_bounce(&w, reason);
+	f->hardbounce = v.hard;
+	f->retry = v.retry;
+	f->advice = v.advice;
+	f->fixer = sd_fixer_list(v.fixer);
+	f->evidence = sd_verdict_trail(c->a, &v);
 	f->reason = sd_reason_name(reason);
 	f->decodedby = r->decodedby ? r->decodedby : "";
 	f->diagnosticcode = cstr(c->a, w.diag);
@@ -551,5 +545,4 @@ void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *ori
 		f->origin = "";
 	f->token = "";
 	set_time(c, r, f);
-	set_advice(f, reason);
 }

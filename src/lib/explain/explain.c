@@ -1,7 +1,7 @@
 /* explain.c - a code, a pair, a reply or a pasted text: what it means, what to do. */
 #include "kb/codes.h"
 #include "smtp/address.h"
-#include "verdict/classify.h"
+#include "verdict/engine.h"
 #include "kb/kb.h"
 #include "decode/decode_int.h"
 
@@ -18,11 +18,14 @@ typedef struct query {
 	int replycode;
 	sd_status st;      /* st.text[0] == 0: none; st.text[0] == 'X': class unknown */
 	sd_str text;       /* reply text or whole pasted text */
+	sd_str engine_text;/* the failure text the verdict engine reads ("550 5.1.1 ...") */
 	sd_str recipient;
 	int reason;        /* -1 none */
 	int from_message;  /* facts came from the decoder */
 	const char *decoded_status; /* decoder's status when the text had none */
 } query;
+
+static const char *fmt(explain_obj *o, const char *f, ...) __attribute__((format(printf, 2, 3)));
 
 static void seterr(smtpdiag_error *err, int code, const char *msg)
 {
@@ -48,6 +51,16 @@ static int is_binary(const char *p, size_t n)
 	return ctl > 8 && ctl * 20 > n;
 }
 
+/* A number of a status written with a leading zero ("5.07.1"): RFC 3463's
+ * grammar forbids it. */
+static int leading_zero(sd_str t)
+{
+	for (size_t i = 0; i + 2 < t.n; i++)
+		if (t.p[i] == '.' && t.p[i + 1] == '0' && sd_isdigit((unsigned char)t.p[i + 2]))
+			return 1;
+	return 0;
+}
+
 /* One token of a code query: "431", "4.3.1", "X.3.1", "#5.1.1". */
 static int parse_token(sd_str t, query *q, smtpdiag_error *err)
 {
@@ -71,6 +84,12 @@ static int parse_token(sd_str t, query *q, smtpdiag_error *err)
 		}
 		q->replycode = c;
 		return 0;
+	}
+	if (leading_zero(t)) {
+		snprintf(msg, sizeof(msg), "%.*s is not an enhanced status: RFC 3463 allows no leading zeros (like 5.7.1)",
+			 (int)(t.n > 60 ? 60 : t.n), t.p);
+		seterr(err, SMTPDIAG_EINVAL, msg);
+		return SMTPDIAG_EINVAL;
 	}
 	if (t.n >= 5 && (t.p[0] == 'X' || t.p[0] == 'x') && t.p[1] == '.') {
 		char tmp[16];
@@ -165,10 +184,13 @@ static int parse_text_query(explain_obj *o, sd_str s, query *q)
 		q->st = r.status;
 		q->text = (sd_str){ o->text.data ? o->text.data : "", o->text.len };
 		q->recipient = sd_find_address(q->text.p, q->text.n, 0);
+		q->engine_text.p = fmt(o, "%d%s%s %.*s", r.code, r.status.text[0] ? " " : "", r.status.text,
+				       (int)q->text.n, q->text.p);
+		q->engine_text.n = q->engine_text.p ? strlen(q->engine_text.p) : 0;
 		return 0;
 	}
 	sd_buf_reset(&o->text);
-	q->text = sd_trim(s);
+	q->text = q->engine_text = sd_trim(s);
 	take_found(s.p, s.n, q);
 	return 0;
 }
@@ -190,11 +212,12 @@ static int parse_file_query(explain_obj *o, sd_str s, query *q)
 		q->reason = sd_reason_index(f->reason);
 		q->recipient.p = sd_arena_strndup(&o->arena, q->recipient.p, q->recipient.n);
 		q->text.p = sd_arena_strndup(&o->arena, q->text.p, q->text.n);
+		q->engine_text = q->text;
 		sd_decode_peek_done();
 		return 0;
 	}
 	sd_decode_peek_done();
-	q->text = sd_trim(s);
+	q->text = q->engine_text = sd_trim(s);
 	take_found(s.p, s.n, q);
 	return 0;
 }
@@ -206,7 +229,6 @@ static const char *dup(explain_obj *o, const char *s)
 	return sd_arena_strndup(&o->arena, s ? s : "", s ? strlen(s) : 0);
 }
 
-static const char *fmt(explain_obj *o, const char *f, ...) __attribute__((format(printf, 2, 3)));
 static const char *fmt(explain_obj *o, const char *f, ...)
 {
 	char buf[2048];
@@ -340,7 +362,6 @@ static void explain_from_digits(explain_obj *o, const query *q, smtpdiag_class k
 	sl_add(causes, "A vendor-specific code, or a code mistyped or rewritten by a tool between the server and you.");
 	sl_add(fixes, "Read the raw reply: keep the full reply line and the enhanced status exactly as the server sent them.");
 	sl_add(fixes, "Act on the class: 4 means retry later, 5 means something must change before sending again.");
-	e->fixer = k == SMTPDIAG_CLASS_TRANSIENT ? "recipient-admin" : "sender";
 }
 
 static const char *retry_text(smtpdiag_class k, int retry)
@@ -351,6 +372,9 @@ static const char *retry_text(smtpdiag_class k, int retry)
 		       "suppress the address only if it keeps failing.";
 	switch (k) {
 	case SMTPDIAG_CLASS_TRANSIENT:
+		if (!retry)
+			return "The sending side already gave up (delivery time expired): resending the same message "
+			       "unchanged will wait out the same way; find out why the receiving side did not accept it.";
 		return "Transient: keep the message queued and retry with backoff, at least 30 minutes apart, and give up "
 		       "only after 4-5 days (RFC 5321 section 4.5.4.1). Never turn a 4xx into a bounce at once; that is a "
 		       "sender-side bug.";
@@ -441,65 +465,60 @@ static smtpdiag_faq *faq_of(explain_obj *o, const sd_kb_entry *en, size_t *n)
 	return f;
 }
 
-/* The reason a reply text states, by the rules' priority order; -1 for none. */
-static int text_reason(sd_str t)
+/* What the MTA would do with a reply of this class. */
+static int action_of_class(int cls)
 {
-	sd_classifier *c;
-	int r = -1;
-
-	if (t.n && (c = sd_classifier_new()) != NULL) {
-		r = sd_reason_pick(sd_classify_scan(c, t.p, t.n));
-		sd_classifier_free(c);
-	}
-	return r;
+	return cls == 4 ? SD_EV_DELAYED : cls == 5 ? SD_EV_FAILED : cls == 2 ? SD_EV_DELIVERED : SD_EV_NONE;
 }
 
-static int decide_reason(const query *q, smtpdiag_class k)
+/* The engine's verdict on what the query holds. */
+static void decide(const query *q, sd_verdict *v)
 {
-	int r = q->reason;
+	sd_classifier *c = sd_classifier_new();
+	int has_st = q->st.text[0] && q->st.text[0] != 'X';
+	char found[SD_STATUS_MAX] = "";
+	sd_evidence ev;
 
-	if (r >= 0)
-		return r;
-	r = text_reason(q->text);
-	if (r < 0 && q->st.text[0] && q->st.text[0] != 'X')
-		r = sd_reason_from_status(q->st.text);
-	/* X.3.1 names the mail system's storage (RFC 3463 3.4), not a mailbox quota:
-	 * "431 4.3.1 STOREDRV; mailbox disk is full" is the server's disk */
-	if (r == SD_R_mailboxfull && q->st.text[0] && q->st.subject == 3 && q->st.detail == 1)
-		r = SD_R_systemfull;
-	if (k != SMTPDIAG_CLASS_TRANSIENT && k != SMTPDIAG_CLASS_PERMANENT && r != SD_R_delivered)
-		r = -1;
-	return r;
+	sd_evidence_init(&ev);
+	ev.replycode = q->replycode;
+	ev.text = q->engine_text.p ? q->engine_text.p : "";
+	ev.textn = q->engine_text.n;
+	ev.status = has_st ? q->st.text : found; /* else a status elsewhere in the text ("#5.1.1") */
+	if (!has_st)
+		sd_vd_status_find(ev.text, ev.textn, 0, found);
+	ev.diagtype = ev.textn ? "SMTP" : "";
+	ev.command = sd_vd_command_find(ev.text, ev.textn);
+	if (ev.textn) /* a reply as an MTA got it; a bare code was never sent */
+		ev.action = action_of_class(has_st ? q->st.cls : q->replycode / 100);
+	ev.hint = q->reason;
+	sd_verdict_decide(c, &ev, v);
+	sd_classifier_free(c);
 }
 
 /* A vendor row that matches the text says what it means, what to do first and
  * who acts: its title, short answer and quick fix replace the entry's. */
-static void vendor_advice(explain_obj *o, const query *q, slist *fixes, slist *causes)
+static void vendor_advice(explain_obj *o, const sd_kb_vendor *v, slist *fixes, slist *causes)
 {
 	static const struct {
-		const char *action, *fixer, *fix;
+		const char *action, *fix;
 	} acts[] = {
-		{ "retry", "sender", "Let it retry: keep the message queued and retry later with backoff; slow down if the text speaks of rates." },
-		{ "fix-sender-config", "sender-admin", "Fix the sending set-up the provider names (DNS, TLS, sender address, volume or format), then resend." },
-		{ "fix-authentication", "sender-admin", "Fix authentication: publish or repair SPF, DKIM and DMARC for the sending domain, or the SMTP AUTH credentials, as the text says." },
-		{ "contact-recipient-admin", "recipient-admin", "Contact the recipient's administrator: only the receiving organisation can change this." },
-		{ "remove-recipient", "sender", "Remove the address from your lists: the provider says it cannot receive mail." },
+		{ "retry", "Let it retry: keep the message queued and retry later with backoff; slow down if the text speaks of rates." },
+		{ "fix-sender-config", "Fix the sending set-up the provider names (DNS, TLS, sender address, volume or format), then resend." },
+		{ "fix-authentication", "Fix authentication: publish or repair SPF, DKIM and DMARC for the sending domain, or the SMTP AUTH credentials, as the text says." },
+		{ "contact-recipient-admin", "Contact the recipient's administrator: only the receiving organisation can change this." },
+		{ "remove-recipient", "Remove the address from your lists: the provider says it cannot receive mail." },
 	};
 	smtpdiag_explanation *e = &o->pub;
-	const sd_kb_vendor *v = sd_vendor_match(q->replycode, q->st.text[0] && q->st.text[0] != 'X' ? &q->st : NULL,
-						q->text.p, q->text.n);
 	slist tmp = { { 0 }, 0 };
 
-	if (!v || !q->text.n)
+	if (!v)
 		return;
 	e->title = v->title;
 	e->short_answer = fmt(o, "%s: %s", v->vendor, v->meaning);
 	e->quick_fix = v->quick_fix;
 	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
-		if (!strcmp(v->action, acts[i].action)) {
+		if (!strcmp(v->action, acts[i].action))
 			sl_add(&tmp, fmt(o, "%s (%s)", acts[i].fix, v->vendor));
-			e->fixer = acts[i].fixer;
-		}
 	sl_add(&tmp, fmt(o, "Read the provider's page on this code: %s", v->source));
 	for (int i = 0; i < fixes->n; i++)
 		sl_add(&tmp, fixes->v[i]);
@@ -542,69 +561,131 @@ static void vendor_uses(explain_obj *o, const query *q, int has_entry)
 	}
 }
 
+/* The verdict fields of the explanation, from the engine. */
+static void set_verdict(explain_obj *o, const sd_verdict *v)
+{
+	smtpdiag_explanation *e = &o->pub;
+	int r = v->reason;
+
+	e->bounce = e->klass == SMTPDIAG_CLASS_TRANSIENT || e->klass == SMTPDIAG_CLASS_PERMANENT ||
+		    (e->klass == SMTPDIAG_CLASS_NONE && (v->cls == 4 || v->cls == 5));
+	e->reason = r != SD_R_undefined && (e->bounce || r == SD_R_delivered) ? sd_reason_name(r) : "";
+	e->hardbounce = e->bounce && v->hard;
+	e->retry = e->bounce && v->retry;
+	e->advice = e->bounce ? v->advice : "none";
+	e->fixers = sd_fixer_list(e->bounce ? v->fixer : 0);
+	e->fixer = sd_fixer_text(e->bounce ? v->fixer : 0);
+	e->evidence = sd_verdict_trail(&o->arena, v);
+}
+
+static void set_entry(explain_obj *o, const query *q, const sd_kb_entry *en, slist *l)
+{
+	smtpdiag_explanation *e = &o->pub;
+
+	if (!en) {
+		explain_from_digits(o, q, e->klass, &l[0], &l[1]);
+		return;
+	}
+	e->title = en->title;
+	e->short_answer = en->short_answer;
+	e->quick_fix = en->quick_fix;
+	e->meaning = en->meaning;
+	sl_addv(&l[0], en->causes);
+	sl_addv(&l[1], en->fixes);
+	sl_addv(&l[2], en->paired);
+	sl_addv(&l[3], en->related);
+	sl_addv(&l[4], en->refs);
+	e->faq = faq_of(o, en, &e->nfaq);
+}
+
+/* Reply and status of opposite classes (250 5.1.1): no class is shown. */
+static smtpdiag_class class_of_query(const query *q, unsigned issues)
+{
+	const sd_status *st = q->st.text[0] == 'X' ? NULL : &q->st;
+
+	if ((issues & SMTPDIAG_ISSUE_CLASS_MISMATCH) && (q->replycode / 100 == 2 || q->st.cls == 2))
+		return SMTPDIAG_CLASS_NONE;
+	return sd_code_class(q->replycode, st);
+}
+
 static void build(explain_obj *o, const query *q)
 {
 	smtpdiag_explanation *e = &o->pub;
 	const sd_kb_entry *second, *en = pick_entry(o, q, &second);
-	smtpdiag_class k = sd_code_class(q->replycode, q->st.text[0] == 'X' ? NULL : &q->st);
 	const char *vendor = NULL;
 	unsigned issues = sd_code_issues(q->replycode, q->st.text[0] == 'X' ? NULL : &q->st, q->text.p, q->text.n, &vendor);
-	slist causes = { { 0 }, 0 }, fixes = { { 0 }, 0 }, paired = { { 0 }, 0 }, related = { { 0 }, 0 },
-	      refs = { { 0 }, 0 }, notes = { { 0 }, 0 };
-	int r;
+	slist l[6]; /* causes, fixes, paired, related, refs, notes */
+	sd_verdict v;
 
+	memset(l, 0, sizeof(l));
 	e->replycode = q->replycode;
 	e->status = dup(o, q->st.text);
-	e->klass = k;
+	e->klass = class_of_query(q, issues);
 	e->issues = issues;
 	e->standard = sd_codes_standard(issues, q->st.text[0] == 'X' ? NULL : &q->st);
 	e->vendor = dup(o, vendor);
 	e->recipient = sd_arena_strndup(&o->arena, q->recipient.p ? q->recipient.p : "", q->recipient.n);
 	e->text = sd_arena_strndup(&o->arena, q->text.p ? q->text.p : "", q->text.n);
-	r = decide_reason(q, k);
-	e->reason = r >= 0 ? sd_reason_name(r) : "";
-	e->hardbounce = k == SMTPDIAG_CLASS_PERMANENT && sd_reason_hard(r);
-	e->bounce = k == SMTPDIAG_CLASS_TRANSIENT || k == SMTPDIAG_CLASS_PERMANENT;
-	if (en) {
-		e->title = en->title;
-		e->short_answer = en->short_answer;
-		e->quick_fix = en->quick_fix;
-		e->meaning = en->meaning;
-		e->fixer = en->fixer;
-		sl_addv(&causes, en->causes);
-		sl_addv(&fixes, en->fixes);
-		sl_addv(&paired, en->paired);
-		sl_addv(&related, en->related);
-		sl_addv(&refs, en->refs);
-		e->faq = faq_of(o, en, &e->nfaq);
-	} else {
-		explain_from_digits(o, q, k, &causes, &fixes);
-	}
+	decide(q, &v);
+	set_verdict(o, &v);
+	set_entry(o, q, en, l);
 	if (second) {
-		sl_addv(&related, second->related);
-		sl_addv(&refs, second->refs);
-		sl_add(&related, second->key);
+		sl_addv(&l[3], second->related);
+		sl_addv(&l[4], second->refs);
+		sl_add(&l[3], second->key);
 	}
-	vendor_advice(o, q, &fixes, &causes);
+	vendor_advice(o, v.vendor, &l[1], &l[0]);
 	vendor_uses(o, q, en != NULL);
-	add_paired(o, q, &paired);
-	add_notes(o, q, issues, vendor, &notes);
-	if (r >= 0 && e->bounce)
-		sl_add(&notes, fmt(o, "Bounce reason: %s (%s).", sd_reason_name(r), sd_reason_text(r)));
-	e->retry = sd_reason_retry(r, k == SMTPDIAG_CLASS_TRANSIENT ? 4 : k == SMTPDIAG_CLASS_PERMANENT ? 5 : 2,
-				   e->hardbounce);
-	e->retry_advice = retry_text(k, e->retry);
-	e->advice = e->bounce ? sd_reason_advice_for(r, k == SMTPDIAG_CLASS_TRANSIENT ? 4 : 5, e->hardbounce) : "none";
-	e->causes = sl_done(o, &causes);
-	e->fixes = sl_done(o, &fixes);
-	e->paired = sl_done(o, &paired);
-	e->related = sl_done(o, &related);
-	e->references = sl_done(o, &refs);
-	e->notes = sl_done(o, &notes);
+	add_paired(o, q, &l[2]);
+	add_notes(o, q, issues, vendor, &l[5]);
+	if (e->reason[0] && e->bounce)
+		sl_add(&l[5], fmt(o, "Bounce reason: %s (%s).", e->reason, sd_reason_text(v.reason)));
+	e->retry_advice = retry_text(e->klass, e->retry);
+	e->causes = sl_done(o, &l[0]);
+	e->fixes = sl_done(o, &l[1]);
+	e->paired = sl_done(o, &l[2]);
+	e->related = sl_done(o, &l[3]);
+	e->references = sl_done(o, &l[4]);
+	e->notes = sl_done(o, &l[5]);
 	if (!e->faq) {
 		e->faq = sd_arena_alloc(&o->arena, sizeof(smtpdiag_faq));
 		e->nfaq = 0;
 	}
+}
+
+/* Does a text without codes still name a failure the engine recognises? */
+static int states_failure(const query *q)
+{
+	sd_verdict v;
+
+	if (!q->engine_text.n)
+		return 0;
+	decide(q, &v);
+	return v.reason != SD_R_onhold && v.reason != SD_R_undefined && v.reason != SD_R_expired;
+}
+
+/* One or two tokens shaped like codes ("431", "5.1.1", "X.3.1", "552 4.3.1",
+ * "#5.7.1"): a code query; anything else is reply text. */
+static int looks_like_codes(sd_str s)
+{
+	size_t ntok = 0;
+
+	s = sd_trim(s);
+	for (size_t i = 0; i < s.n;) {
+		size_t b;
+		while (i < s.n && (sd_isspace((unsigned char)s.p[i]) || s.p[i] == ',' || s.p[i] == '/'))
+			i++;
+		b = i;
+		while (i < s.n && !sd_isspace((unsigned char)s.p[i]) && s.p[i] != ',' && s.p[i] != '/') {
+			int c = (unsigned char)s.p[i];
+			if (!sd_isdigit(c) && c != '.' && c != '-' && !((c == 'X' || c == 'x' || c == '#') && i == b))
+				return 0;
+			i++;
+		}
+		if (i > b && ++ntok > 2)
+			return 0;
+	}
+	return ntok > 0;
 }
 
 static int check_input(const char *p, size_t len, smtpdiag_error *err)
@@ -646,18 +727,18 @@ int smtpdiag_explain(const char *p, size_t len, int mode, smtpdiag_explanation *
 	sd_buf_init(&o->text);
 	memset(&q, 0, sizeof(q));
 	q.reason = -1;
+	if (mode == SMTPDIAG_EXPLAIN_AUTO)
+		mode = looks_like_codes((sd_str){ p, len }) ? SMTPDIAG_EXPLAIN_CODE : SMTPDIAG_EXPLAIN_TEXT;
 	if (mode == SMTPDIAG_EXPLAIN_CODE)
 		rc = parse_code_query((sd_str){ p, len }, &q, err);
 	else if (mode == SMTPDIAG_EXPLAIN_TEXT)
 		rc = parse_text_query(o, (sd_str){ p, len }, &q);
 	else
 		rc = parse_file_query(o, (sd_str){ p, len }, &q);
-	if (rc == 0 && mode != SMTPDIAG_EXPLAIN_CODE && !q.replycode && !q.st.text[0] && q.reason < 0) {
-		q.reason = text_reason(q.text); /* kept: decide_reason will not scan again */
-		if (q.reason < 0) {
-			seterr(err, SMTPDIAG_ENOTFOUND, "no SMTP reply code, enhanced status or known failure text found");
-			rc = SMTPDIAG_ENOTFOUND;
-		}
+	if (rc == 0 && mode != SMTPDIAG_EXPLAIN_CODE && !q.replycode && !q.st.text[0] && q.reason < 0 &&
+	    !states_failure(&q)) {
+		seterr(err, SMTPDIAG_ENOTFOUND, "nothing to explain: no SMTP reply code, enhanced status or known failure text found");
+		rc = SMTPDIAG_ENOTFOUND;
 	}
 	if (rc < 0) {
 		smtpdiag_explanation_free(&o->pub);
@@ -695,30 +776,6 @@ static void jkey(sd_buf *b, const char *k, int first)
 	sd_buf_putc(b, ':');
 }
 
-static void jstr(sd_buf *b, const char *k, const char *v)
-{
-	jkey(b, k, 0);
-	sd_buf_json_cstr(b, v);
-}
-
-static void jbool(sd_buf *b, const char *k, int v)
-{
-	jkey(b, k, 0);
-	sd_buf_puts(b, v ? "true" : "false");
-}
-
-static void jlist(sd_buf *b, const char *k, const char *const *v)
-{
-	jkey(b, k, 0);
-	sd_buf_putc(b, '[');
-	for (int i = 0; v && v[i]; i++) {
-		if (i)
-			sd_buf_putc(b, ',');
-		sd_buf_json_cstr(b, v[i]);
-	}
-	sd_buf_putc(b, ']');
-}
-
 void smtpdiag_explanation_json(const smtpdiag_explanation *e, smtpdiag_buf *out)
 {
 	sd_buf *b = (sd_buf *)out;
@@ -729,30 +786,30 @@ void smtpdiag_explanation_json(const smtpdiag_explanation *e, smtpdiag_buf *out)
 	sd_buf_putc(b, '{');
 	jkey(b, "query", 1);
 	sd_buf_json_cstr(b, e->query);
-	jstr(b, "replycode", rc);
-	jstr(b, "status", e->status);
-	jstr(b, "class", smtpdiag_class_name(e->klass));
-	jbool(b, "retry", e->retry);
-	jbool(b, "standard", e->standard);
-	jkey(b, "issues", 0);
+	SD_JSTR(b, "replycode", rc);
+	SD_JSTR(b, "status", e->status);
+	SD_JSTR(b, "class", smtpdiag_class_name(e->klass));
+	SD_JBOOL(b, "retry", e->retry);
+	SD_JBOOL(b, "standard", e->standard);
+	SD_JKEY(b, "issues");
 	smtpdiag_issues_json(e->issues, out);
-	jstr(b, "reason", e->reason);
-	jbool(b, "hardbounce", e->hardbounce);
-	jstr(b, "vendor", e->vendor);
-	jstr(b, "recipient", e->recipient);
-	jbool(b, "bounce", e->bounce);
-	jstr(b, "advice", e->advice);
-	jstr(b, "title", e->title);
-	jstr(b, "short_answer", e->short_answer);
-	jstr(b, "quick_fix", e->quick_fix);
-	jstr(b, "retry_advice", e->retry_advice);
-	jstr(b, "meaning", e->meaning);
-	jlist(b, "causes", e->causes);
-	jlist(b, "fixes", e->fixes);
-	jstr(b, "fixer", e->fixer);
-	jlist(b, "paired", e->paired);
-	jlist(b, "related", e->related);
-	jkey(b, "faq", 0);
+	SD_JSTR(b, "reason", e->reason);
+	SD_JBOOL(b, "hardbounce", e->hardbounce);
+	SD_JSTR(b, "vendor", e->vendor);
+	SD_JSTR(b, "recipient", e->recipient);
+	SD_JBOOL(b, "bounce", e->bounce);
+	SD_JSTR(b, "advice", e->advice);
+	SD_JSTR(b, "title", e->title);
+	SD_JSTR(b, "short_answer", e->short_answer);
+	SD_JSTR(b, "quick_fix", e->quick_fix);
+	SD_JSTR(b, "retry_advice", e->retry_advice);
+	SD_JSTR(b, "meaning", e->meaning);
+	SD_JLIST(b, "causes", e->causes);
+	SD_JLIST(b, "fixes", e->fixes);
+	SD_JLIST(b, "fixer", e->fixers);
+	SD_JLIST(b, "paired", e->paired);
+	SD_JLIST(b, "related", e->related);
+	SD_JKEY(b, "faq");
 	sd_buf_putc(b, '[');
 	for (size_t i = 0; i < e->nfaq; i++) {
 		if (i)
@@ -760,25 +817,25 @@ void smtpdiag_explanation_json(const smtpdiag_explanation *e, smtpdiag_buf *out)
 		sd_buf_putc(b, '{');
 		jkey(b, "q", 1);
 		sd_buf_json_cstr(b, e->faq[i].q);
-		jstr(b, "a", e->faq[i].a);
+		SD_JSTR(b, "a", e->faq[i].a);
 		sd_buf_putc(b, '}');
 	}
 	sd_buf_putc(b, ']');
-	jlist(b, "references", e->references);
-	jlist(b, "notes", e->notes);
-	jkey(b, "vendors", 0);
+	SD_JLIST(b, "references", e->references);
+	SD_JLIST(b, "notes", e->notes);
+	SD_JKEY(b, "vendors");
 	sd_buf_putc(b, '[');
 	for (size_t i = 0; i < e->nvendors; i++) {
 		if (i)
 			sd_buf_putc(b, ',');
-		sd_buf_putc(b, '{');
-		jkey(b, "vendor", 1);
+		sd_buf_put(b, "{\"vendor\":", 10);
 		sd_buf_json_cstr(b, e->vendors[i].vendor);
-		jstr(b, "meaning", e->vendors[i].meaning);
-		jstr(b, "source", e->vendors[i].source);
+		SD_JSTR(b, "meaning", e->vendors[i].meaning);
+		SD_JSTR(b, "source", e->vendors[i].source);
 		sd_buf_putc(b, '}');
 	}
 	sd_buf_putc(b, ']');
-	jstr(b, "text", e->text);
+	SD_JSTR(b, "text", e->text);
+	SD_JLIST(b, "evidence", e->evidence);
 	sd_buf_putc(b, '}');
 }

@@ -9,7 +9,7 @@
 #include "verdict/classify.h"
 #include "kb/codes.h"
 #include "smtp/reply.h"
-#include "verdict/verdict.h"
+#include "verdict/engine.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -215,53 +215,40 @@ typedef struct rec_work {
 	int rc;                       /* the remote's reply code, 0 when none */
 	char status[SD_STATUS_MAX];   /* the remote's status, "" when none */
 	sd_str diag;                  /* the reply, else the MTA's explanation */
-	int cls;                      /* 2, 4 or 5: what the failure is */
 } rec_work;
 
 
-/* The reason, the way decode decides it for the same reply. */
-static int reason_of(smtpdiag_scanner *s, const sd_lograw *r, const rec_work *w,
-		     const smtpdiag_logrec *o)
+/* What the MTA did, as evidence. */
+static int action_of(const sd_lograw *r)
 {
-	sd_vd_in in;
-	int reason;
-
-	if (r->action == SD_ACT_SENT)
-		return SD_R_delivered;
-	if (r->action == SD_ACT_EXPIRED)
-		return SD_R_expired;
-	memset(&in, 0, sizeof(in));
-	in.reason = -1;
-	in.status = o->status;
-	in.replycode = w->rc;
-	in.diag = w->diag.n ? w->diag.p : "";
-	in.lc = sd_arena_strndup_lower(&s->arena, w->diag);
-	in.diagn = in.lc ? w->diag.n : 0;
-	in.diagtype = r->local ? "X-UNIX" : r->reply.n ? "SMTP" : "";
-	in.command = o->command;
-	in.action = r->action == SD_ACT_BOUNCED ? "failed" : "";
-	in.rhost = o->relay;
-	in.lhost = "";
-	in.destination = domain_of(o->recipient);
-	reason = sd_vd_reason(s->cls, &in);
-	/* A deferral has not expired: the MTA still retries. What decode calls
-	 * expired on a delay notice (connection timeouts, X.4.1) is a network error. */
-	if (r->action == SD_ACT_DEFERRED && reason == SD_R_expired)
-		reason = SD_R_networkerror;
-	return reason;
+	switch (r->action) {
+	case SD_ACT_SENT: return SD_EV_DELIVERED;
+	case SD_ACT_DEFERRED: return SD_EV_DELAYED;
+	case SD_ACT_EXPIRED: return SD_EV_EXPIRED;
+	case SD_ACT_BOUNCED: return SD_EV_FAILED;
+	default: return SD_EV_NONE;
+	}
 }
 
-static int class_of(const sd_lograw *r, const smtpdiag_logrec *o, int rc)
+/* The verdict engine's decision on the record's evidence. */
+static void decide(smtpdiag_scanner *s, const sd_lograw *r, const rec_work *w,
+		   const smtpdiag_logrec *o, sd_verdict *v)
 {
-	if (r->action == SD_ACT_SENT)
-		return 2;
-	if (r->action == SD_ACT_EXPIRED)
-		return 5; /* the MTA gave up: final for the sender */
-	if (o->status[0] == '2' || o->status[0] == '4' || o->status[0] == '5')
-		return o->status[0] - '0';
-	if (rc)
-		return rc / 100;
-	return r->action == SD_ACT_DEFERRED ? 4 : 5;
+	sd_evidence ev;
+
+	sd_evidence_init(&ev);
+	ev.status = o->status;
+	ev.replycode = w->rc;
+	ev.text = w->diag.n ? w->diag.p : "";
+	ev.textn = w->diag.n;
+	if (r->action != SD_ACT_SENT && !(ev.lc = sd_arena_strndup_lower(&s->arena, w->diag)))
+		ev.textn = 0;
+	ev.diagtype = r->local ? "X-UNIX" : r->reply.n ? "SMTP" : "";
+	ev.command = o->command;
+	ev.action = action_of(r);
+	ev.rhost = o->relay;
+	ev.destination = domain_of(o->recipient);
+	sd_verdict_decide(s->cls, &ev, v);
 }
 
 /* Issues of a success reply: they depend on the codes alone (a vendor's reuse
@@ -284,19 +271,19 @@ static unsigned sent_issues(smtpdiag_scanner *s, int rc, const char *status)
 	return s->ic[h].issues;
 }
 
-/* Hard bounce, retry and advice: decode's rules (fact.c set_advice), except
- * that only a 5xx failure is ever hard (a 4xx must be retried). */
+/* The verdict (the engine's) and the issues of the codes. */
 static void verdict(smtpdiag_scanner *s, const sd_lograw *r, rec_work *w, smtpdiag_logrec *o)
 {
-	int reason = reason_of(s, r, w, o);
+	sd_verdict v;
 	sd_status ps;
 
-	w->cls = class_of(r, o, w->rc);
-	o->reason = sd_reason_name(reason);
-	o->hardbounce = w->cls == 5 && r->action != SD_ACT_EXPIRED &&
-			sd_vd_hard(reason, w->diag.n ? w->diag.p : "", w->diag.n);
-	o->retry = sd_reason_retry(reason, w->cls, o->hardbounce);
-	o->advice = sd_reason_advice_for(reason, w->cls, o->hardbounce);
+	decide(s, r, w, o, &v);
+	o->reason = sd_reason_name(v.reason);
+	o->hardbounce = v.hard;
+	o->retry = v.retry;
+	o->advice = v.advice;
+	o->fixer = sd_fixer_list(v.fixer);
+	o->evidence = sd_verdict_trail(&s->arena, &v);
 	o->issues = 0;
 	if (!w->rc && !o->status[0])
 		return;
@@ -478,5 +465,7 @@ void smtpdiag_logrec_json(const smtpdiag_logrec *r, smtpdiag_buf *out)
 	SD_JKEY(b, "issues");
 	smtpdiag_issues_json(r->issues, out);
 	SD_JSTR(b, "advice", r->advice);
+	SD_JLIST(b, "fixer", r->fixer);
+	SD_JLIST(b, "evidence", r->evidence);
 	sd_buf_putc(b, '}');
 }

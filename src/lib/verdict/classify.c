@@ -13,9 +13,10 @@ static const struct {
 	const char *name;
 	int hard;
 	const char *advice;
+	unsigned fixer;
 	const char *text;
 } reasons[] = {
-#define SD_REASON(name, hard, advice, meaning) { #name, hard, advice, meaning },
+#define SD_REASON(name, hard, advice, fixer, meaning) { #name, hard, advice, fixer, meaning },
 #include "verdict/reasons.def"
 #undef SD_REASON
 };
@@ -120,6 +121,20 @@ static int on_match(unsigned id, unsigned long long from, unsigned long long to,
 	return 0;
 }
 
+static int on_match_first(unsigned id, unsigned long long from, unsigned long long to,
+			  unsigned flags, void *ctx)
+{
+	sd_matches *m = ctx;
+	sd_reasonset bit = (sd_reasonset)1 << sd_rules_reason[id];
+	(void)from;
+	(void)to;
+	(void)flags;
+	if (!(m->set & bit) || id < m->first[sd_rules_reason[id]])
+		m->first[sd_rules_reason[id]] = (unsigned short)id;
+	m->set |= bit;
+	return 0;
+}
+
 sd_reasonset sd_classify_scan(sd_classifier *c, const char *p, size_t n)
 {
 	sd_reasonset s = 0;
@@ -130,6 +145,21 @@ sd_reasonset sd_classify_scan(sd_classifier *c, const char *p, size_t n)
 		n = 0xffffffffu;
 	hs_scan(db, p, (unsigned)n, 0, c->scratch, on_match, &s);
 	return s;
+}
+
+void sd_classify_matches(sd_classifier *c, const char *p, size_t n, sd_matches *m)
+{
+	m->set = 0;
+	if (!c || !p || !n)
+		return;
+	if (n > 0xffffffffu)
+		n = 0xffffffffu;
+	hs_scan(db, p, (unsigned)n, 0, c->scratch, on_match_first, m);
+}
+
+const char *sd_rule_where(unsigned id)
+{
+	return id < sd_rules_npatterns ? sd_rules_where[id] : "";
 }
 
 int sd_reason_pick(sd_reasonset s)
@@ -174,6 +204,11 @@ const char *sd_reason_advice(int r)
 	return r >= 0 && r < SD_R_COUNT ? reasons[r].advice : "none";
 }
 
+unsigned sd_reason_fixer(int r)
+{
+	return r >= 0 && r < SD_R_COUNT ? reasons[r].fixer : 0;
+}
+
 const char *sd_reason_text(int r)
 {
 	return r >= 0 && r < SD_R_COUNT ? reasons[r].text : "";
@@ -209,28 +244,4 @@ int smtpdiag_init(smtpdiag_error *err)
 		return rc;
 	}
 	return compiled;
-}
-
-/* Retry and advice: one policy for decode, scan and explain (docs/reasons.md).
- * A 4xx is retried; so are the soft reasons that clear with time, even when the
- * server sent a 5xx; never a hard bounce, an expiry, a success, an auto-reply
- * or a complaint. */
-int sd_reason_retry(int reason, int cls, int hard)
-{
-	if (hard || reason == SD_R_expired || reason == SD_R_delivered || reason == SD_R_vacation ||
-	    reason == SD_R_feedback)
-		return 0;
-	return cls == 4 || reason == SD_R_mailboxfull || reason == SD_R_systemfull ||
-	       reason == SD_R_ratelimited || reason == SD_R_networkerror;
-}
-
-const char *sd_reason_advice_for(int reason, int cls, int hard)
-{
-	if (reason == SD_R_delivered || reason == SD_R_vacation)
-		return "none";
-	if (cls == 4 && !hard)
-		return "retry";
-	if (reason < 0)
-		return cls == 5 ? "contact-recipient-admin" : "none";
-	return sd_reason_advice(reason);
 }

@@ -5,8 +5,11 @@
 #include <stdint.h>
 #include "core/util.h"
 
+/* Who acts on a verdict ("fixer"): bits. */
+enum { SD_FIX_SENDER = 1u, SD_FIX_SENDER_ADMIN = 2u, SD_FIX_RECIPIENT = 4u, SD_FIX_RECIPIENT_ADMIN = 8u };
+
 enum {
-#define SD_REASON(name, hard, advice, meaning) SD_R_##name,
+#define SD_REASON(name, hard, advice, fixer, meaning) SD_R_##name,
 #include "verdict/reasons.def"
 #undef SD_REASON
 	SD_R_COUNT
@@ -31,6 +34,16 @@ void sd_classifier_free(sd_classifier *c);
 /* Which reasons' patterns match the text. */
 sd_reasonset sd_classify_scan(sd_classifier *c, const char *p, size_t n);
 
+/* The same, with the first pattern that matched for each reason (valid where
+ * the reason's bit is set in set), for the evidence trail. */
+typedef struct sd_matches {
+	sd_reasonset set;
+	unsigned short first[SD_R_COUNT];
+} sd_matches;
+void sd_classify_matches(sd_classifier *c, const char *p, size_t n, sd_matches *m);
+/* Where a pattern comes from: "recipient.rules:12". */
+const char *sd_rule_where(unsigned id);
+
 
 /* The reason with the highest priority in the set, or -1. */
 int sd_reason_pick(sd_reasonset s);
@@ -43,9 +56,7 @@ int sd_reason_hard(int r);
 const char *sd_reason_advice(int r);
 const char *sd_reason_text(int r);
 
-/* The retry verdict and the advice word for a reason (-1: none), a class digit
- * (2, 4, 5) and whether the verdict is a hard bounce. */
-int sd_reason_retry(int reason, int cls, int hard);
-const char *sd_reason_advice_for(int reason, int cls, int hard);
+/* Who acts on the reason by default: SD_FIX_* bits (0: no one). */
+unsigned sd_reason_fixer(int r);
 
 #endif

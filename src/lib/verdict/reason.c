@@ -8,7 +8,6 @@
 #include "verdict/verdict.h"
 
 #define IN(r) ((ctx->set >> (r)) & 1)
-#define SD_VD_TEXT_MAX 4096 /* bytes of a single reply text read */
 
 typedef struct rctx {
 	const sd_vd_in *in;
@@ -225,53 +224,37 @@ static int text_reason(const rctx *ctx)
 	return in->diagn ? SD_R_onhold : SD_R_undefined;
 }
 
-int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in)
+int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in, sd_vd_why *why)
 {
 	rctx ctx = { in, 0, -1 };
+	sd_vd_why local;
 	int r;
 
+	if (!why)
+		why = &local;
+	why->sname = -1;
+	why->m.set = 0;
+	why->src = SD_SRC_HINT;
 	if (in->reason >= 0 && !sd_vd_retried(in->reason))
 		return in->reason;
+	why->src = SD_SRC_DELIVERED;
 	if (in->status[0] == '2' && in->status[1] == '.')
 		return SD_R_delivered;
+	why->src = SD_SRC_MAILER;
 	r = sd_lda_reason(in->lc, in->diagn, in->command);
 	if (explicit_reason(r))
 		return r;
+	why->src = SD_SRC_RHOST;
 	r = sd_rhost_reason(in);
 	if (explicit_reason(r))
 		return r;
-	ctx.set = in->diagn ? sd_classify_scan(cls, in->diag, in->diagn) : 0;
-	ctx.sname = in->status[0] ? sd_reason_from_status(in->status) : -1;
+	why->src = SD_SRC_TEXT;
+	if (in->diagn)
+		sd_classify_matches(cls, in->diag, in->diagn, &why->m);
+	ctx.set = why->m.set;
+	ctx.sname = why->sname = in->status[0] ? sd_reason_from_status(in->status) : -1;
 	r = text_reason(&ctx);
 	if (explicit_reason(r))
 		return r;
 	return in->diagn ? SD_R_onhold : SD_R_undefined;
-}
-
-int sd_vd_reason_of_text(sd_classifier *cls, const char *p, size_t n)
-{
-	char st[SD_STATUS_MAX], lc[SD_VD_TEXT_MAX];
-	sd_vd_in in;
-	int r;
-
-	if (!p || !n)
-		return -1;
-	if (n >= sizeof(lc))
-		n = sizeof(lc) - 1;
-	for (size_t i = 0; i < n; i++)
-		lc[i] = (char)sd_tolower((unsigned char)p[i]);
-	lc[n] = 0;
-	memset(&in, 0, sizeof(in));
-	sd_vd_status_find(p, n, 0, st);
-	in.reason = -1;
-	in.status = st;
-	in.replycode = sd_vd_reply_find(p, n, st[0]);
-	in.diag = p;
-	in.lc = lc;
-	in.diagn = n;
-	in.diagtype = "SMTP";
-	in.command = sd_vd_command_find(p, n);
-	in.action = in.rhost = in.lhost = in.destination = "";
-	r = sd_vd_reason(cls, &in);
-	return r == SD_R_onhold || r == SD_R_undefined ? -1 : r;
 }

@@ -11,6 +11,7 @@ typedef struct sd_status_reason {
 
 extern const unsigned sd_rules_npatterns;
 extern const char *const sd_rules_patterns[];
+extern const char *const sd_rules_where[];     /* "recipient.rules:12" per pattern */
 extern const unsigned char sd_rules_reason[];  /* reason index per pattern */
 extern const unsigned sd_rules_flags;           /* Vectorscan flags of every pattern */
 extern const int sd_rules_norder;

@@ -332,14 +332,3 @@ int sd_vd_is_temporary(const char *p, size_t n)
 		return 1;
 	return sd_memcasemem(p, n, " temporar", 9) || sd_memcasemem(p, n, " persistent", 11);
 }
-
-int sd_vd_hard(int reason, const char *text, size_t n)
-{
-	if (reason == SD_R_hasmoved || reason == SD_R_userunknown || reason == SD_R_hostunknown)
-		return 1;
-	if (reason != SD_R_notaccept)
-		return 0;
-	if (!text || !n)
-		return 1;
-	return first_code_class(text, n) == '5' || !sd_vd_is_temporary(text, n);
-}

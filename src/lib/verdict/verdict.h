@@ -39,17 +39,19 @@ typedef struct sd_vd_in {
 	const char *rhost, *lhost, *destination;
 } sd_vd_in;
 
-/* The bounce reason (SD_R_*). */
-int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in);
+/* Which step of sd_vd_reason() decided (for the evidence trail). */
+enum { SD_SRC_HINT = 1, SD_SRC_DELIVERED, SD_SRC_MAILER, SD_SRC_RHOST, SD_SRC_TEXT };
+typedef struct sd_vd_why {
+	int src;          /* SD_SRC_* */
+	int sname;        /* reason the status implies, -1 if none */
+	sd_matches m;     /* reason phrases found (SD_SRC_TEXT) */
+} sd_vd_why;
+
+/* The bounce reason (SD_R_*), in the reference decoder's order. why (may be
+ * NULL) receives which step decided. Only the verdict engine calls it. */
+int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in, sd_vd_why *why);
 /* Is the reason a "retry the detection" reason (a module's guess)? */
 int sd_vd_retried(int reason);
-/* Hard bounce? (text: status and diagnostic, for notaccept) */
-int sd_vd_hard(int reason, const char *text, size_t n);
-
-/* The reason of a single reply text (explain, log lines): the same decision
- * as for a bounce, with the status and reply code found in the text; -1 when
- * the text gives no reason. */
-int sd_vd_reason_of_text(sd_classifier *cls, const char *p, size_t n);
 
 /* Reason decided by a remote host's own vocabulary (rhost.c), or -1. */
 int sd_rhost_reason(const sd_vd_in *in);

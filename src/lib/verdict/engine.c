@@ -1,0 +1,450 @@
+/* engine.c - the verdict engine (engine.h): the reason in its order of
+ * evidence, then hard/soft, retry, advice and who acts, with the trail. */
+#include "verdict/engine.h"
+#include "kb/codes.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* ---- the trail ---- */
+
+static void step(sd_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void step(sd_verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v->ntrail >= SD_TRAIL_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->trail[v->ntrail++], SD_TRAIL_LEN, fmt, ap);
+	va_end(ap);
+}
+
+void sd_evidence_init(sd_evidence *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->status = ev->text = ev->diagtype = ev->command = "";
+	ev->rhost = ev->lhost = ev->destination = "";
+	ev->hint = -1;
+}
+
+/* ---- the class ---- */
+
+static int is_cls(int c)
+{
+	return c == 2 || c == 4 || c == 5;
+}
+
+/* The reply code's class (what an SMTP client acts on, RFC 5321 4.2.1), else
+ * the status class, else what the MTA did, else the text's own words. */
+static int class_of(const sd_evidence *ev)
+{
+	if (is_cls(ev->replycode / 100))
+		return ev->replycode / 100;
+	if (ev->status[0] && ev->status[1] == '.' && is_cls(ev->status[0] - '0'))
+		return ev->status[0] - '0';
+	switch (ev->action) {
+	case SD_EV_DELIVERED: return 2;
+	case SD_EV_DELAYED: return 4;
+	case SD_EV_FAILED: case SD_EV_EXPIRED: return 5;
+	default: break;
+	}
+	if (!ev->textn)
+		return 0;
+	return sd_vd_is_temporary(ev->text, ev->textn) ? 4 : 5;
+}
+
+/* ---- the reason ---- */
+
+static const char *action_word(int a)
+{
+	static const char *const w[] = { "", "failed", "delayed", "expired", "delivered" };
+	return a >= 0 && a <= SD_EV_DELIVERED ? w[a] : "";
+}
+
+static int decided(int r)
+{
+	return r >= 0 && r != SD_R_onhold && r != SD_R_undefined;
+}
+
+/* The first phrase rule that matched, of reason r or (other) of any reason. */
+static int cite_rule(sd_verdict *v, const sd_matches *m, int r, int other)
+{
+	if ((m->set >> r) & 1) {
+		step(v, "rule:%s -> %s", sd_rule_where(m->first[r]), sd_reason_name(r));
+		return 1;
+	}
+	for (int i = 0; other && i < SD_R_COUNT; i++)
+		if ((m->set >> i) & 1) {
+			step(v, "rule:%s (%s) -> %s", sd_rule_where(m->first[i]), sd_reason_name(i),
+			     sd_reason_name(r));
+			return 1;
+		}
+	return 0;
+}
+
+/* What, besides a phrase, made the reference order choose r. */
+static void cite_other(sd_verdict *v, const sd_evidence *ev, const sd_vd_why *w, int r)
+{
+	const char *st = ev->status;
+
+	v->by = SD_BY_STATUS;
+	if (w->sname == r)
+		step(v, "status:%s -> %s", st, sd_reason_name(r));
+	else if ((r == SD_R_securityerror || r == SD_R_contenterror) && st[0] && (st[2] == '6' || st[2] == '7'))
+		step(v, "status:%s (X.%c.x) -> %s", st, st[2], sd_reason_name(r));
+	else if (r == SD_R_mailererror && !strncmp(ev->diagtype, "X-UNIX", 6))
+		step(v, "mailer:%s -> mailererror", ev->diagtype);
+	else if (r == SD_R_expired && (ev->action == SD_EV_DELAYED || ev->action == SD_EV_EXPIRED))
+		step(v, "action:%s -> expired", action_word(ev->action));
+	else if (r == SD_R_blocked && (!strcmp(ev->command, "EHLO") || !strcmp(ev->command, "HELO")))
+		step(v, "command:%s -> blocked", ev->command);
+	else if (ev->replycode && (r == SD_R_suspend || r == SD_R_syntaxerror))
+		step(v, "reply:%d -> %s", ev->replycode, sd_reason_name(r));
+	else if (!cite_rule(v, &w->m, r, 1))
+		step(v, "order -> %s", sd_reason_name(r));
+}
+
+/* Why sd_vd_reason() chose r, for the trail. */
+static void cite(sd_verdict *v, const sd_evidence *ev, const sd_vd_in *in, const sd_vd_why *w, int r)
+{
+	switch (w->src) {
+	case SD_SRC_HINT: v->by = SD_BY_HINT; step(v, "hint:format -> %s", sd_reason_name(r)); return;
+	case SD_SRC_DELIVERED: v->by = SD_BY_STATUS; step(v, "status:%s -> delivered", ev->status); return;
+	case SD_SRC_MAILER: v->by = SD_BY_RULE; step(v, "mailer:local delivery agent -> %s", sd_reason_name(r)); return;
+	case SD_SRC_RHOST: v->by = SD_BY_RULE; step(v, "rhost:%s -> %s", in->rhost, sd_reason_name(r)); return;
+	default: break;
+	}
+	if (in->reason == r && decided(r)) {
+		v->by = SD_BY_HINT;
+		step(v, "hint:format -> %s", sd_reason_name(r));
+	} else if (decided(r) && cite_rule(v, &w->m, r, 0)) {
+		v->by = SD_BY_RULE;
+	} else if (decided(r)) {
+		cite_other(v, ev, w, r);
+	}
+	else if (decided(r) && w->sname == r && r != SD_R_vacation)
+		step(v, "status:%s -> %s", ev->status, sd_reason_name(r));
+}
+
+/* Reply codes whose meaning is a reason of their own (RFC 5321, RFC 4954,
+ * RFC 7504), asked only when nothing above decided. */
+static int reply_implies(const sd_evidence *ev)
+{
+	int rc = ev->replycode;
+
+	if (rc == 530 || rc == 534 || rc == 535 || rc == 538)
+		return SD_R_securityerror; /* the client's authentication (RFC 4954) */
+	if (rc == 521 || rc == 556)
+		return SD_R_notaccept; /* the host takes no mail (RFC 7504) */
+	if (rc == 555 || (rc >= 500 && rc <= 504))
+		return SD_R_syntaxerror;
+	if (rc == 553 && strcmp(ev->command, "RCPT") != 0)
+		return SD_R_rejected; /* mailbox name not allowed: the sender's */
+	if (rc == 431 || rc == 452)
+		return SD_R_systemfull; /* insufficient system storage */
+	return -1;
+}
+
+/* An enhanced status of the protocol subject (X.5.x) is a syntax error when
+ * nothing more specific decided. */
+static int status_implies(const sd_evidence *ev)
+{
+	const char *s = ev->status;
+
+	if (s[0] && s[1] == '.' && s[2] == '5' && s[3] == '.')
+		return SD_R_syntaxerror;
+	return -1;
+}
+
+static void lowercase(const sd_evidence *ev, sd_vd_in *in, char *buf)
+{
+	size_t n = ev->textn < SD_VD_TEXT_MAX ? ev->textn : SD_VD_TEXT_MAX - 1;
+
+	if (ev->lc) {
+		in->lc = ev->lc;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)sd_tolower((unsigned char)ev->text[i]);
+	buf[n] = 0;
+	in->lc = buf;
+	in->diagn = n;
+}
+
+static int reference_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
+{
+	char lc[SD_VD_TEXT_MAX];
+	sd_vd_why why;
+	sd_vd_in in;
+	int r;
+
+	memset(&in, 0, sizeof(in));
+	in.reason = ev->hint;
+	in.status = ev->status;
+	in.replycode = ev->replycode;
+	in.diag = ev->text;
+	in.diagn = ev->textn;
+	lowercase(ev, &in, lc);
+	in.diagtype = ev->diagtype;
+	in.command = ev->command;
+	in.action = ev->action == SD_EV_EXPIRED ? "delayed" : action_word(ev->action);
+	in.rhost = ev->rhost;
+	in.lhost = ev->lhost;
+	in.destination = ev->destination;
+	r = sd_vd_reason(c, &in, &why);
+	cite(v, ev, &in, &why, r);
+	return r;
+}
+
+static int user_reason(const sd_evidence *ev, sd_verdict *v)
+{
+	char why[SD_TRAIL_LEN] = "user";
+	int r;
+
+	if (!ev->user)
+		return -1;
+	r = ev->user(ev->user_ctx, ev->text, ev->textn, why, sizeof(why));
+	if (r < 0 || r >= SD_R_COUNT)
+		return -1;
+	v->by = SD_BY_USER;
+	step(v, "%s -> %s", why, sd_reason_name(r));
+	return r;
+}
+
+/* A provider's row that matched a long enough part of its own wording names the
+ * reason: the provider documents what its text means. */
+static int vendor_reason(sd_verdict *v)
+{
+	int r = v->vendor && v->vendor->reason ? sd_reason_index(v->vendor->reason) : -1;
+
+	if (r < 0)
+		return -1;
+	v->by = SD_BY_VENDOR;
+	step(v, "vendor:%s %s -> %s", v->vendor->vendor, v->vendor->status, sd_reason_name(r));
+	return r;
+}
+
+static int decide_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
+{
+	int r = user_reason(ev, v);
+
+	if (r >= 0)
+		return r;
+	v->by = SD_BY_ACTION;
+	if (ev->action == SD_EV_EXPIRED) {
+		step(v, "action:expired -> expired");
+		return SD_R_expired;
+	}
+	if (ev->action == SD_EV_DELIVERED) {
+		step(v, "action:delivered -> delivered");
+		return SD_R_delivered;
+	}
+	r = reference_reason(c, ev, v);
+	if (r == SD_R_mailboxfull && !strncmp(ev->status + 1, ".3.1", 5)) {
+		/* X.3.1 is the mail system's storage (RFC 3463 3.4), not a quota:
+		 * "431 4.3.1 STOREDRV; mailbox disk is full" is the server's disk */
+		step(v, "status:%s (system storage) -> systemfull", ev->status);
+		return SD_R_systemfull;
+	}
+	if (decided(r))
+		return r;
+	if ((r = vendor_reason(v)) >= 0)
+		return r;
+	v->by = SD_BY_STATUS;
+	if ((r = status_implies(ev)) >= 0) {
+		step(v, "status:%s (X.5.x) -> %s", ev->status, sd_reason_name(r));
+		return r;
+	}
+	v->by = SD_BY_REPLY;
+	if ((r = reply_implies(ev)) >= 0) {
+		step(v, "reply:%d -> %s", ev->replycode, sd_reason_name(r));
+		return r;
+	}
+	v->by = SD_BY_OTHER;
+	r = ev->textn ? SD_R_onhold : SD_R_undefined;
+	step(v, "undecided -> %s", sd_reason_name(r));
+	return r;
+}
+
+/* ---- hard, retry, advice, who acts ---- */
+
+/* Statuses and replies that name the sending side (RFC 3463, RFC 7372,
+ * RFC 7505, RFC 4954): 1 sender's configuration, 2 its authentication. */
+static int sender_side(const sd_evidence *ev, const sd_status *st)
+{
+	static const struct {
+		short sub, det, kind;
+	} tab[] = {
+		{ 1, 7, 1 }, { 1, 8, 1 }, { 7, 8, 2 }, { 7, 9, 2 }, { 7, 10, 1 }, { 7, 11, 2 },
+		{ 7, 14, 2 }, { 7, 20, 2 }, { 7, 21, 2 }, { 7, 22, 2 }, { 7, 23, 2 }, { 7, 24, 2 },
+		{ 7, 25, 1 }, { 7, 26, 2 }, { 7, 27, 1 }, { 7, 29, 1 }, { 7, 30, 2 },
+	};
+	int rc = ev->replycode;
+
+	if (rc == 530 || rc == 534 || rc == 535 || rc == 538)
+		return 2;
+	if (st && st->subject == 5) /* the client's use of the protocol */
+		return 1;
+	for (size_t i = 0; st && i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (st->subject == tab[i].sub && st->detail == tab[i].det)
+			return tab[i].kind;
+	return 0;
+}
+
+/* A vendor row's advice (the table's advice column, in the advice vocabulary)
+ * and who acts on it. */
+static int vendor_step(sd_verdict *v)
+{
+	static const struct {
+		const char *advice;
+		unsigned fixer;
+	} map[] = {
+		{ "retry", 0 },
+		{ "fix-sender-config", SD_FIX_SENDER_ADMIN },
+		{ "fix-sender-authentication", SD_FIX_SENDER_ADMIN },
+		{ "fix-sender-reputation", SD_FIX_SENDER_ADMIN },
+		{ "fix-message", SD_FIX_SENDER },
+		{ "contact-recipient-admin", SD_FIX_RECIPIENT_ADMIN },
+		{ "suppress-recipient", SD_FIX_SENDER },
+	};
+
+	for (size_t i = 0; v->vendor && v->vendor->advice && i < sizeof(map) / sizeof(map[0]); i++) {
+		if (strcmp(v->vendor->advice, map[i].advice))
+			continue;
+		v->advice = map[i].advice;
+		if (map[i].fixer)
+			v->fixer = map[i].fixer;
+		step(v, "vendor:%s %s -> %s", v->vendor->vendor, v->vendor->status, v->advice);
+		return 1;
+	}
+	return 0;
+}
+
+/* The MTA gave up: nothing to retry, whatever the class. */
+static int gave_up(const sd_evidence *ev, const sd_status *st, int r)
+{
+	if (ev->action == SD_EV_EXPIRED || (st && st->subject == 4 && st->detail == 7))
+		return 1;
+	return r == SD_R_expired && ev->action != SD_EV_DELAYED;
+}
+
+static void sender_policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
+{
+	int side = v->by >= SD_BY_STATUS || v->by == SD_BY_OTHER ? sender_side(ev, st) : 0;
+
+	if (!side && !(v->vendor && v->vendor->advice && !strncmp(v->vendor->advice, "fix-", 4)))
+		return;
+	v->hard = 0;
+	if (!strncmp(v->advice, "fix-", 4) || (v->vendor && !strcmp(v->advice, "retry")))
+		return;
+	v->retry = 0;
+	v->advice = side == 2 ? "fix-sender-authentication" : "fix-sender-config";
+	v->fixer = SD_FIX_SENDER_ADMIN;
+	step(v, "policy:sender side (%s) -> %s", st && st->text[0] ? st->text : "reply", v->advice);
+}
+
+static void policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
+{
+	int r = v->reason;
+
+	v->advice = sd_reason_advice(r);
+	v->fixer = sd_reason_fixer(r);
+	v->hard = v->cls == 5 && sd_reason_hard(r);
+	v->retry = v->cls != 2 && !strcmp(v->advice, "retry"); /* reasons that clear with time */
+	if (vendor_step(v)) {
+		v->retry = !strcmp(v->advice, "retry") || (v->retry && !strcmp(v->advice, "contact-recipient-admin"));
+		v->hard = v->hard && !strcmp(v->advice, "suppress-recipient");
+	}
+	sender_policy(ev, st, v);
+	if (r == SD_R_delivered || r == SD_R_vacation || r == SD_R_feedback) {
+		v->retry = v->hard = 0;
+	} else if (gave_up(ev, st, r)) {
+		v->retry = v->hard = 0;
+		if (!strcmp(v->advice, "retry")) {
+			v->advice = sd_reason_advice(SD_R_expired);
+			v->fixer = sd_reason_fixer(SD_R_expired);
+		}
+		step(v, "policy:the MTA gave up -> no retry");
+	} else if (v->cls == 4) {
+		v->hard = 0;
+		v->retry = 1;
+		v->advice = "retry";
+		step(v, "policy:4xx -> retry");
+	}
+}
+
+void sd_verdict_decide(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
+{
+	sd_status st;
+	const sd_status *pst = NULL;
+
+	memset(v, 0, sizeof(*v));
+	if (ev->status[0] && sd_status_parse(ev->status, strlen(ev->status), &st))
+		pst = &st;
+	v->cls = class_of(ev);
+	if (ev->textn && ev->action != SD_EV_DELIVERED)
+		v->vendor = sd_vendor_match(ev->replycode, pst, ev->text, ev->textn);
+	if (v->vendor && strlen(v->vendor->snippet) < SD_VENDOR_MIN_SNIPPET)
+		v->vendor = NULL;
+	v->reason = decide_reason(c, ev, v);
+	if (v->reason == SD_R_delivered) {
+		v->cls = 2;
+		v->vendor = NULL;
+	}
+	policy(ev, pst, v);
+}
+
+/* ---- names ---- */
+
+const char *const *sd_verdict_trail(sd_arena *a, const sd_verdict *v)
+{
+	static const char *const none[] = { NULL };
+	const char **l = sd_arena_alloc(a, sizeof(char *) * (size_t)(v->ntrail + 1));
+
+	if (!l)
+		return none;
+	for (int i = 0; i < v->ntrail; i++) {
+		l[i] = sd_arena_strndup(a, v->trail[i], strlen(v->trail[i]));
+		if (!l[i])
+			return none;
+	}
+	l[v->ntrail] = NULL;
+	return l;
+}
+
+const char *const *sd_fixer_list(unsigned f)
+{
+	static const char *const lists[16][5] = {
+		{ NULL },
+		{ "sender", NULL },
+		{ "sender-admin", NULL },
+		{ "sender", "sender-admin", NULL },
+		{ "recipient", NULL },
+		{ "sender", "recipient", NULL },
+		{ "sender-admin", "recipient", NULL },
+		{ "sender", "sender-admin", "recipient", NULL },
+		{ "recipient-admin", NULL },
+		{ "sender", "recipient-admin", NULL },
+		{ "sender-admin", "recipient-admin", NULL },
+		{ "sender", "sender-admin", "recipient-admin", NULL },
+		{ "recipient", "recipient-admin", NULL },
+		{ "sender", "recipient", "recipient-admin", NULL },
+		{ "sender-admin", "recipient", "recipient-admin", NULL },
+		{ "sender", "sender-admin", "recipient", "recipient-admin", NULL },
+	};
+	return lists[f & 15];
+}
+
+const char *sd_fixer_text(unsigned f)
+{
+	static const char *const text[16] = {
+		"", "sender", "sender-admin", "sender,sender-admin", "recipient", "sender,recipient",
+		"sender-admin,recipient", "sender,sender-admin,recipient", "recipient-admin",
+		"sender,recipient-admin", "sender-admin,recipient-admin",
+		"sender,sender-admin,recipient-admin", "recipient,recipient-admin",
+		"sender,recipient,recipient-admin", "sender-admin,recipient,recipient-admin",
+		"sender,sender-admin,recipient,recipient-admin",
+	};
+	return text[f & 15];
+}

@@ -1,0 +1,79 @@
+/* engine.h - the verdict engine: the one place that decides what a failure
+ * means. Evidence in (codes, text, command, what the MTA did, a format module's
+ * hint, the remote host); out come the reason, hard or soft, retry, advice, who
+ * acts, and the trail of the rules and rows that decided, in order.
+ * explain, decode and scan ask it and decide nothing themselves.
+ *
+ * Order of evidence (docs/reasons.md): user rules > vendor rows matched on the
+ * text > reason rules on the text > what the enhanced status implies > what the
+ * reply code implies > undecided. What the MTA did (expired, delayed) outranks a
+ * guess from the text; sender-side causes never suppress the recipient; a 4xx
+ * is never a hard bounce. */
+#ifndef SD_ENGINE_H
+#define SD_ENGINE_H
+
+#include "verdict/verdict.h"
+#include "kb/kb.h"
+
+#define SD_TRAIL_MAX 8  /* steps kept in a trail; later steps are dropped */
+#define SD_TRAIL_LEN 96 /* bytes of one step, NUL included */
+#define SD_VD_TEXT_MAX 4096 /* bytes of a text lowercased by the engine itself */
+
+/* Rungs of the order of evidence, for the policy: a status's side counts
+ * only when no text rule named the reason. */
+enum { SD_BY_OTHER = 0, SD_BY_USER, SD_BY_VENDOR, SD_BY_HINT, SD_BY_RULE, SD_BY_STATUS, SD_BY_REPLY, SD_BY_ACTION };
+
+/* A vendor row decides advice only when its snippet names the vendor's own
+ * wording: a shorter one ("Mailbox full") is a condition any server reports. */
+#define SD_VENDOR_MIN_SNIPPET 20
+
+/* What the MTA did with the message. */
+enum { SD_EV_NONE = 0, SD_EV_FAILED, SD_EV_DELAYED, SD_EV_EXPIRED, SD_EV_DELIVERED };
+
+/* A user rule set (future --rules): asked first. Returns a reason or -1, and
+ * writes a name for the trail ("user:myrules:3") to why. */
+typedef int (*sd_user_rule_fn)(void *ctx, const char *text, size_t n, char *why, size_t whyn);
+
+/* The evidence of one failure. Strings are NUL-terminated, "" when unknown. */
+typedef struct sd_evidence {
+	int replycode;          /* 550; 0 when none */
+	const char *status;     /* "5.1.1" */
+	const char *text;       /* the reply text (cleaned diagnostic) */
+	size_t textn;
+	const char *lc;         /* text lowercased (textn bytes), or NULL */
+	const char *diagtype;   /* "SMTP", "X-UNIX", "" */
+	const char *command;    /* "RCPT", "DATA", "" */
+	int action;             /* SD_EV_* */
+	int hint;               /* a format module's reason, -1 when none */
+	const char *rhost, *lhost, *destination;
+	sd_user_rule_fn user;   /* NULL: no user rules */
+	void *user_ctx;
+} sd_evidence;
+
+typedef struct sd_verdict {
+	int reason;             /* SD_R_* */
+	int cls;                /* 2, 4, 5: the class the verdict is for; 0 unknown */
+	int hard, retry;
+	const char *advice;     /* docs/reasons.md vocabulary */
+	unsigned fixer;         /* SD_FIX_* */
+	int by;                 /* SD_BY_*: the rung of the order that decided the reason */
+	const sd_kb_vendor *vendor; /* the vendor row the text matched, or NULL */
+	int ntrail;
+	char trail[SD_TRAIL_MAX][SD_TRAIL_LEN];
+} sd_verdict;
+
+/* Decide. c: a per-thread classifier. Always fills out. */
+void sd_verdict_decide(sd_classifier *c, const sd_evidence *in, sd_verdict *out);
+
+/* Evidence with everything unknown (hint -1, strings ""). */
+void sd_evidence_init(sd_evidence *ev);
+
+/* The trail as a NULL-terminated list in a (an empty list when out of memory). */
+const char *const *sd_verdict_trail(sd_arena *a, const sd_verdict *v);
+
+/* The fixer bits as names: a NULL-terminated static list ("sender-admin", ...),
+ * and as one comma-separated static string. */
+const char *const *sd_fixer_list(unsigned fixer);
+const char *sd_fixer_text(unsigned fixer);
+
+#endif

@@ -1,0 +1,311 @@
+/* test_verdict.c - one verdict for one reply, whichever way it arrives.
+ *
+ * Each reply line of the table goes through (a) explain of the text, (b) a
+ * DSN around it (Diagnostic-Code: smtp; ...) fed to decode and (c) a Postfix
+ * log line (status=bounced, or status=deferred for a 4xx) fed to scan. The log
+ * line says the reply answered RCPT TO; the same words follow the reply in (a)
+ * and (b), as Postfix and Exim quote a reply, so the three have the same
+ * evidence (without them the command is unknown, and a "no such user" reply
+ * is Sisimai's filtered rather than userunknown). All
+ * three must give the same reason, hardbounce, retry, advice and fixer. Where
+ * the table names the verdict (from the RFCs or the provider's documentation),
+ * it must also be that one. The replies are shaped after what the providers
+ * and MTAs document they send; addresses and hosts are example ones. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "smtpdiag.h"
+
+#define T_MAX 4096 /* bytes of a DSN or log line built here */
+
+typedef struct verdict {
+	int on;             /* 0: only the three must agree */
+	const char *reason; /* NULL: not asserted */
+	int hard, retry;
+	const char *advice;
+	const char *fixer;  /* comma list, as the JSON array reads */
+} verdict;
+
+typedef struct row {
+	const char *reply;
+	verdict want;
+} row;
+
+#define ANY { 0, NULL, 0, 0, NULL, NULL }
+#define V(reason, hard, retry, advice, fixer) { 1, reason, hard, retry, advice, fixer }
+#define ANY_ROW(r) (!(r)->want.on)
+
+static const row rows[] = {
+	/* Gmail (support.google.com/a/answer/3726730) */
+	{ "550 5.1.1 The email account that you tried to reach does not exist. Please try double-checking the recipient's email address for typos or unnecessary spaces. - gsmtp",
+	  V("userunknown", 1, 0, "suppress-recipient", "sender") },
+	{ "552 5.2.2 The recipient's inbox is out of storage space and inactive. Please direct the recipient to review their storage. - gsmtp",
+	  V("mailboxfull", 0, 0, "suppress-recipient", "sender") },
+	{ "452 4.2.2 The recipient's inbox is out of storage space. Please direct the recipient to Manage storage. - gsmtp",
+	  V("mailboxfull", 0, 1, "retry", NULL) },
+	{ "550 5.2.1 The user you are trying to contact is receiving email at a rate that prevents additional messages from being delivered. - gsmtp",
+	  V(NULL, 0, 1, "retry", NULL) },
+	{ "450 4.2.1 The user you are trying to contact is receiving email too quickly. Please resend your message at a later time. - gsmtp",
+	  V(NULL, 0, 1, "retry", NULL) },
+	{ "421 4.7.0 Try again later, closing connection. (EHLO) - gsmtp", V(NULL, 0, 1, "retry", NULL) },
+	{ "550 5.7.26 This mail has been blocked because the sender is unauthenticated. Gmail requires all senders to authenticate with either SPF or DKIM. - gsmtp",
+	  V("authfailure", 0, 0, "fix-sender-authentication", "sender-admin") },
+	{ "550 5.7.1 This message is likely unsolicited mail. To reduce the amount of spam sent to Gmail, this message has been blocked. - gsmtp", ANY },
+	{ "552 5.3.4 Your message exceeded Google's message size limits. - gsmtp",
+	  V("emailtoolarge", 0, 0, "fix-message", "sender") },
+	{ "535 5.7.8 Username and Password not accepted. - gsmtp",
+	  V("securityerror", 0, 0, "fix-sender-authentication", "sender-admin") },
+	{ "530 5.7.0 Authentication Required. - gsmtp",
+	  V("securityerror", 0, 0, "fix-sender-authentication", "sender-admin") },
+	{ "421 4.7.28 Gmail has detected an unusual rate of unsolicited mail originating from your IP address. - gsmtp",
+	  V(NULL, 0, 1, "retry", NULL) },
+	{ "550 5.7.25 The IP address sending this message does not have a PTR record setup. - gsmtp",
+	  V("requireptr", 0, 0, "fix-sender-config", "sender-admin") },
+	/* Outlook.com / Exchange Online (learn.microsoft.com NDR reference) */
+	{ "550 5.5.0 Requested action not taken: mailbox unavailable (S2017062302).", ANY },
+	{ "550 5.4.1 Recipient address rejected: Access denied. AS(201806281) [DB5EUR03FT016.eop-EUR03.prod.protection.outlook.com]", ANY },
+	{ "550 5.7.606 Access denied, banned sending IP [192.0.2.1]. To request removal from this list please visit https://sender.office.com/", ANY },
+	{ "421 4.7.0 Temporary server error. Please try again later. PRX4", V(NULL, 0, 1, "retry", NULL) },
+	{ "451 4.7.500 Server busy. Please try again later from [192.0.2.1]. (AS843)", V(NULL, 0, 1, "retry", NULL) },
+	{ "550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup", ANY },
+	{ "550 5.7.1 Service unavailable, Client host [192.0.2.1] blocked using Spamhaus. To request removal from this list see https://www.spamhaus.org/query/ip/192.0.2.1 (AS3130)", ANY },
+	{ "431 4.3.1 STOREDRV; mailbox disk is full", V("systemfull", 0, 1, "retry", "recipient-admin") },
+	{ "432 4.3.2 STOREDRV.Deliver; recipient thread limit exceeded", V(NULL, 0, 1, "retry", NULL) },
+	{ "550 4.4.7 QUEUE.Expired; message expired", V(NULL, 0, 0, NULL, NULL) },
+	{ "554 5.2.0 STOREDRV.Deliver.Exception:QuotaExceededException.MapiExceptionShutoffQuotaExceeded; Failed to process message due to a permanent exception", ANY },
+	{ "550 5.7.708 Service unavailable. Access denied, traffic not accepted from this IP.", ANY },
+	{ "550 5.7.520 Access denied, Your organization does not allow external forwarding.", ANY },
+	/* Yahoo / AOL (senders.yahooinc.com/smtp-error-codes) */
+	{ "554 delivery error: dd This user doesn't have a yahoo.com account (user@yahoo.com) [0] - mta1234.mail.bf1.yahoo.com", ANY },
+	{ "421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred due to unexpected volume or user complaints - 4.16.55.1; see https://postmaster.yahooinc.com/error-codes",
+	  V(NULL, 0, 1, "retry", NULL) },
+	{ "553 5.7.1 [BL21] Connections will not be accepted from 192.0.2.1, because the ip is in Spamhaus's list; see https://postmaster.yahooinc.com/error-codes", ANY },
+	{ "554 5.7.9 Message not accepted for policy reasons. See https://postmaster.yahooinc.com/error-codes", ANY },
+	{ "550 5.7.9 This mail has been blocked because the sender is unauthenticated. Yahoo requires all senders to authenticate with either SPF or DKIM.", ANY },
+	{ "452 4.2.2 Mailbox quota exceeded for this recipient", V(NULL, 0, 1, "retry", NULL) },
+	/* iCloud (support.apple.com/102322) */
+	{ "550 5.1.1 <user@icloud.com>: user does not exist", V("userunknown", 1, 0, "suppress-recipient", "sender") },
+	{ "554 5.7.1 [HME1] This message was blocked for failing both SPF and DKIM authentication checks.", ANY },
+	{ "552 5.2.2 <user@icloud.com>: user is over quota", V("mailboxfull", 0, 1, "retry", NULL) },
+	{ "421 4.7.1 Messages to user@icloud.com deferred due to excessive volume. Try again later", V(NULL, 0, 1, "retry", NULL) },
+	/* Postfix (postfix.org/postconf.5.html, smtpd_*_restrictions) */
+	{ "550 5.1.1 <user@example.org>: Recipient address rejected: User unknown in virtual mailbox table",
+	  V("userunknown", 1, 0, "suppress-recipient", "sender") },
+	{ "550 5.1.1 <user@example.org>: Recipient address rejected: User unknown in local recipient table",
+	  V("userunknown", 1, 0, "suppress-recipient", "sender") },
+	{ "554 5.7.1 <user@example.org>: Relay access denied", V("norelaying", 0, 0, "fix-sender-config", "sender-admin") },
+	{ "450 4.7.1 <mail.example.com>: Helo command rejected: Host not found", V(NULL, 0, 1, "retry", NULL) },
+	{ "450 4.1.8 <sender@example.com>: Sender address rejected: Domain not found", V(NULL, 0, 1, "retry", NULL) },
+	{ "554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org", ANY },
+	{ "450 4.7.25 Client host rejected: cannot find your hostname, [192.0.2.1]", V(NULL, 0, 1, "retry", NULL) },
+	{ "452 4.3.1 Insufficient system storage", V("systemfull", 0, 1, "retry", "recipient-admin") },
+	{ "552 5.3.4 Message size exceeds fixed limit", V("emailtoolarge", 0, 0, "fix-message", "sender") },
+	{ "550 5.7.27 Sender address has null MX", V(NULL, 0, 0, "fix-sender-config", "sender-admin") },
+	{ "556 5.1.10 Recipient address has null MX", V(NULL, 1, 0, "suppress-recipient", "sender") },
+	/* Exim (exim.org spec: ACLs, default messages) */
+	{ "550 Unrouteable address", ANY },
+	{ "550 No such user here", ANY },
+	{ "550 Administrative prohibition", ANY },
+	{ "451 Temporary local problem - please try later", V(NULL, 0, 1, "retry", NULL) },
+	{ "550-Verification failed for <sender@example.com> 550 Sender verify failed", ANY },
+	{ "552 Message size exceeds maximum permitted", ANY },
+	/* Sendmail (sendmail.org cf/README) */
+	{ "550 5.1.1 <user@example.org>... User unknown", V("userunknown", 1, 0, "suppress-recipient", "sender") },
+	{ "553 5.1.8 <sender@example.com>... Domain of sender address sender@example.com does not exist", ANY },
+	{ "550 5.7.1 <user@example.org>... Relaying denied", ANY },
+	{ "452 4.4.5 Insufficient disk space; try again later", V(NULL, 0, 1, "retry", NULL) },
+	{ "451 4.4.7 Delivery time expired", V(NULL, 0, 0, NULL, NULL) },
+	/* qmail (cr.yp.to/qmail) */
+	{ "553 sorry, that domain isn't in my list of allowed rcpthosts (#5.7.1)", ANY },
+	{ "550 sorry, no mailbox here by that name. (#5.1.1)", V("userunknown", 1, 0, "suppress-recipient", "sender") },
+	{ "552 sorry, that message size exceeds my databytes limit (#5.3.4)", ANY },
+	/* Mimecast (community.mimecast.com: SMTP error codes) */
+	{ "550 Rejected by header based Anti-Spoofing policy: user@example.org", ANY },
+	{ "550 Envelope blocked - User Entry - https://community.mimecast.com/docs/DOC-1369#550", ANY },
+	{ "451 Internal resource temporarily unavailable - https://community.mimecast.com/docs/DOC-1369#451", V(NULL, 0, 1, "retry", NULL) },
+	/* Proofpoint (help.proofpoint.com: Essentials error codes) */
+	{ "554 5.7.1 Blocked by policy: sender IP on RBL", ANY },
+	{ "550 5.7.1 Message rejected due to local policy - pphosted", ANY },
+	{ "451 4.7.1 Please try again later - pphosted", V(NULL, 0, 1, "retry", NULL) },
+	/* Barracuda (campus.barracuda.com: reasons for blocked mail) */
+	{ "554 Service unavailable; Client host [192.0.2.1] blocked using Barracuda Reputation; http://www.barracudanetworks.com/reputation/?r=1&ip=192.0.2.1", ANY },
+	{ "550 permanent failure for one or more recipients (user@example.org:blocked)", ANY },
+	/* generic replies, with and without codes (RFC 5321, RFC 4954, RFC 7504) */
+	{ "535 5.7.8 Authentication credentials invalid", V("securityerror", 0, 0, "fix-sender-authentication", "sender-admin") },
+	{ "530 Must issue a STARTTLS command first", V(NULL, 0, 0, NULL, "sender-admin") },
+	{ "503 5.5.1 Bad sequence of commands", V(NULL, 0, 0, "fix-sender-config", "sender-admin") },
+	{ "501 5.5.4 Syntax error in parameters or arguments", V(NULL, 0, 0, "fix-sender-config", "sender-admin") },
+	{ "521 5.3.2 mx.example.org does not accept mail", V("notaccept", 1, 0, "suppress-recipient", "sender") },
+	{ "421 4.3.2 Service not available, closing transmission channel", V(NULL, 0, 1, "retry", NULL) },
+	{ "550 Your IP is listed on a blocklist", ANY },
+	{ "550 5.2.1 Mailbox disabled, not accepting messages", ANY },
+};
+
+static void join(const char *const *v, char *out, size_t n)
+{
+	size_t k = 0;
+
+	out[0] = 0;
+	for (int i = 0; v && v[i]; i++)
+		k += (size_t)snprintf(out + k, k < n ? n - k : 0, "%s%s", i ? "," : "", v[i]);
+}
+
+typedef struct got {
+	char reason[32], advice[40], fixer[80];
+	int hard, retry;
+} got;
+
+static void take(got *g, const char *reason, int hard, int retry, const char *advice, const char *const *fixer)
+{
+	snprintf(g->reason, sizeof(g->reason), "%s", reason);
+	snprintf(g->advice, sizeof(g->advice), "%s", advice);
+	join(fixer, g->fixer, sizeof(g->fixer));
+	g->hard = hard;
+	g->retry = retry;
+}
+
+/* The status in a reply, else the class's X.0.0 as a DSN and Postfix write it. */
+static void status_of(const char *reply, char *out, size_t n)
+{
+	const char *p = strchr(reply, ' ');
+	int k = 0;
+
+	snprintf(out, n, "%c.0.0", reply[0]);
+	if (!p || !(p[1] == '4' || p[1] == '5') || p[2] != '.')
+		return;
+	while (p[1 + k] && p[1 + k] != ' ')
+		k++;
+	snprintf(out, n, "%.*s", k, p + 1);
+}
+
+static void by_explain(const char *reply, got *g)
+{
+	smtpdiag_explanation *e = NULL;
+	smtpdiag_error err = { 0, "" };
+	char text[T_MAX];
+
+	snprintf(text, sizeof(text), "%s (in reply to RCPT TO command)", reply);
+	if (smtpdiag_explain(text, strlen(text), SMTPDIAG_EXPLAIN_TEXT, &e, &err) != 0)
+		fail_msg("explain '%s': %s", reply, err.message);
+	take(g, e->reason, e->hardbounce, e->retry, e->advice, e->fixers);
+	smtpdiag_explanation_free(e);
+}
+
+static void by_decode(smtpdiag_decoder *d, const char *reply, got *g)
+{
+	char msg[T_MAX], st[16];
+	smtpdiag_error err = { 0, "" };
+	const smtpdiag_fact *f;
+	int n;
+
+	status_of(reply, st, sizeof(st));
+	snprintf(msg, sizeof(msg),
+		 "From: MAILER-DAEMON@relay.example.com\nTo: sender@example.com\n"
+		 "Subject: Undelivered Mail Returned to Sender\nMIME-Version: 1.0\n"
+		 "Content-Type: multipart/report; report-type=delivery-status; boundary=\"b1\"\n\n"
+		 "--b1\nContent-Type: text/plain\n\nYour message could not be delivered.\n\n"
+		 "--b1\nContent-Type: message/delivery-status\n\nReporting-MTA: dns; relay.example.com\n\n"
+		 "Final-Recipient: rfc822; user@example.org\nAction: %s\nStatus: %s\n"
+		 "Remote-MTA: dns; mx.example.org\nDiagnostic-Code: smtp; %s (in reply to RCPT TO command)\n\n--b1--\n",
+		 reply[0] == '4' ? "delayed" : "failed", st, reply);
+	n = smtpdiag_decode(d, msg, strlen(msg), NULL, &err);
+	if (n != 1)
+		fail_msg("decode '%s': %d facts %s", reply, n, err.message);
+	f = smtpdiag_decoder_fact(d, 0);
+	take(g, f->reason, f->hardbounce, f->retry, f->advice, f->fixer);
+}
+
+static void by_scan(smtpdiag_scanner *s, const char *reply, got *g)
+{
+	char line[T_MAX], st[16];
+	const smtpdiag_logrec *r;
+	int n;
+
+	status_of(reply, st, sizeof(st));
+	snprintf(line, sizeof(line),
+		 "Mar  3 09:00:00 relay postfix/smtp[2101]: 3F2A1B2C3D: to=<user@example.org>, "
+		 "relay=mx.example.org[192.0.2.7]:25, delay=1.2, delays=0.1/0/0.5/0.6, dsn=%s, "
+		 "status=%s (host mx.example.org[192.0.2.7] said: %s (in reply to RCPT TO command))",
+		 st, reply[0] == '4' ? "deferred" : "bounced", reply);
+	n = smtpdiag_scan_line(s, line, strlen(line));
+	if (n != 1)
+		fail_msg("scan '%s': %d records", reply, n);
+	r = smtpdiag_scanner_rec(s, 0);
+	take(g, r->reason, r->hardbounce, r->retry, r->advice, r->fixer);
+}
+
+static int same(const got *a, const got *b)
+{
+	return !strcmp(a->reason, b->reason) && a->hard == b->hard && a->retry == b->retry &&
+	       !strcmp(a->advice, b->advice) && !strcmp(a->fixer, b->fixer);
+}
+
+static void show(const char *who, const got *g)
+{
+	print_message("  %-7s %s hard=%d retry=%d %s [%s]\n", who, g->reason, g->hard, g->retry, g->advice, g->fixer);
+}
+
+/* Does g hold what the table says? */
+static int right(const got *g, const verdict *w)
+{
+	if (w->reason && strcmp(g->reason, w->reason))
+		return 0;
+	if ((w->advice && strcmp(g->advice, w->advice)) || (w->fixer && strcmp(g->fixer, w->fixer)))
+		return 0;
+	return g->hard == w->hard && g->retry == w->retry;
+}
+
+static void test_same_verdict(void **state)
+{
+	smtpdiag_decoder *d = smtpdiag_decoder_new(0);
+	smtpdiag_scanner *s = smtpdiag_scanner_new(SMTPDIAG_SCAN_UTC);
+	int bad = 0;
+
+	(void)state;
+	assert_non_null(d);
+	assert_non_null(s);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const row *r = &rows[i];
+		got ex, de, sc;
+		by_explain(r->reply, &ex);
+		by_decode(d, r->reply, &de);
+		by_scan(s, r->reply, &sc);
+		if (same(&ex, &de) && same(&ex, &sc) && (ANY_ROW(r) || right(&ex, &r->want)))
+			continue;
+		bad++;
+		print_message("%s\n", r->reply);
+		show("explain", &ex);
+		show("decode", &de);
+		show("scan", &sc);
+	}
+	smtpdiag_decoder_free(d);
+	smtpdiag_scanner_free(s);
+	assert_int_equal(bad, 0);
+}
+
+/* The table is big and varied enough to mean something. */
+static void test_table(void **state)
+{
+	size_t named = 0;
+
+	(void)state;
+	assert_true(sizeof(rows) / sizeof(rows[0]) >= 60);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		named += !ANY_ROW(&rows[i]);
+	assert_true(named >= 30);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_same_verdict),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
