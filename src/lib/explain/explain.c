@@ -343,6 +343,22 @@ static void explain_from_digits(explain_obj *o, const query *q, smtpdiag_class k
 	e->fixer = k == SMTPDIAG_CLASS_TRANSIENT ? "recipient-admin" : "sender";
 }
 
+/* No reply code and no status, yet a rule names the failure: the sending MTA
+ * wrote the text itself (connection, DNS, TLS, loop, expiry), no server did. */
+static void explain_from_reason(explain_obj *o, int r, slist *causes, slist *fixes)
+{
+	smtpdiag_explanation *e = &o->pub;
+
+	e->title = fmt(o, "No reply code: %s", sd_reason_name(r));
+	e->short_answer = fmt(o, "No server reply is quoted: the sending mail system wrote this itself. "
+				 "Its words say %s.", sd_reason_text(r));
+	e->quick_fix = "Read the sending MTA's log line for this attempt: it names the host and the step that failed.";
+	e->meaning = fmt(o, "Bounce reason %s: %s.", sd_reason_name(r), sd_reason_text(r));
+	sl_add(causes, fmt(o, "The sending MTA reports that %s.", sd_reason_text(r)));
+	sl_add(fixes, fmt(o, "Advice for %s: %s.", sd_reason_name(r), sd_reason_advice(r)));
+	e->fixer = "sender";
+}
+
 static const char *retry_text(smtpdiag_class k, int retry)
 {
 	if (k == SMTPDIAG_CLASS_PERMANENT && retry)
@@ -513,7 +529,7 @@ static void build(explain_obj *o, const query *q)
 	unsigned issues = sd_code_issues(q->replycode, q->st.text[0] == 'X' ? NULL : &q->st, q->text.p, q->text.n, &vendor);
 	slist causes = { { 0 }, 0 }, fixes = { { 0 }, 0 }, paired = { { 0 }, 0 }, related = { { 0 }, 0 },
 	      refs = { { 0 }, 0 }, notes = { { 0 }, 0 };
-	int r;
+	int nocode = !q->replycode && !q->st.text[0], r;
 
 	e->replycode = q->replycode;
 	e->status = dup(o, q->st.text);
@@ -539,6 +555,8 @@ static void build(explain_obj *o, const query *q)
 		sl_addv(&related, en->related);
 		sl_addv(&refs, en->refs);
 		e->faq = faq_of(o, en, &e->nfaq);
+	} else if (nocode && r >= 0) {
+		explain_from_reason(o, r, &causes, &fixes);
 	} else {
 		explain_from_digits(o, q, k, &causes, &fixes);
 	}
@@ -555,7 +573,8 @@ static void build(explain_obj *o, const query *q)
 	e->retry = sd_reason_retry(r, k == SMTPDIAG_CLASS_TRANSIENT ? 4 : k == SMTPDIAG_CLASS_PERMANENT ? 5 : 2,
 				   e->hardbounce);
 	e->retry_advice = retry_text(k, e->retry);
-	e->advice = e->bounce ? sd_reason_advice_for(r, k == SMTPDIAG_CLASS_TRANSIENT ? 4 : 5, e->hardbounce) : "none";
+	e->advice = e->bounce ? sd_reason_advice_for(r, k == SMTPDIAG_CLASS_TRANSIENT ? 4 : 5, e->hardbounce)
+		  : nocode && r >= 0 ? sd_reason_advice_for(r, 0, 0) : "none";
 	e->causes = sl_done(o, &causes);
 	e->fixes = sl_done(o, &fixes);
 	e->paired = sl_done(o, &paired);
