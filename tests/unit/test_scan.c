@@ -55,7 +55,7 @@ static const want records[] = {
 	/* Postfix: deferral without a remote reply keeps the MTA's dsn as status */
 	{ "Mar  3 09:00:03 mx1 postfix/smtp[2104]: 3F2A1B2C3D: to=<carol@example.net>, relay=none, delay=455000, delays=454990/0.01/10/0, dsn=4.4.1, status=deferred (connect to mx.example.net[198.51.100.9]:25: Connection timed out)",
 	  "postfix", "deferred", "3F2A1B2C3D", "carol@example.net", "", "none",
-	  "", "4.4.1", "4.4.1", "", 455000, -1, "expired", 0, 1 },
+	  "", "4.4.1", "4.4.1", "", 455000, -1, "networkerror", 0, 1 },
 	/* Postfix: a 4xx turned into a bounce; the remote's status is kept apart from dsn */
 	{ "Mar  3 09:00:04 mx1 postfix/smtp[2106]: 4A1B2C3D5E: to=<dave@contoso.example>, relay=contoso-example.mail.protection.outlook.com[203.0.113.44]:25, delay=2.1, delays=0.1/0/0.9/1.1, tls=(may)TLSv1.3, dsn=5.3.1, status=bounced (host contoso-example.mail.protection.outlook.com[203.0.113.44] said: 431 4.3.1 STOREDRV.Deliver; mailbox database is out of space (in reply to end of DATA command))",
 	  "postfix", "bounced", "4A1B2C3D5E", "dave@contoso.example", "", "contoso-example.mail.protection.outlook.com[203.0.113.44]:25",

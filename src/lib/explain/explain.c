@@ -364,6 +364,21 @@ static void explain_from_digits(explain_obj *o, const query *q, smtpdiag_class k
 	sl_add(fixes, "Act on the class: 4 means retry later, 5 means something must change before sending again.");
 }
 
+/* No reply code and no status, yet a rule names the failure: the sending MTA
+ * wrote the text itself (connection, DNS, TLS, loop, expiry), no server did. */
+static void explain_from_reason(explain_obj *o, int r, slist *causes, slist *fixes)
+{
+	smtpdiag_explanation *e = &o->pub;
+
+	e->title = fmt(o, "No reply code: %s", sd_reason_name(r));
+	e->short_answer = fmt(o, "No server reply is quoted: the sending mail system wrote this itself. "
+				 "Its words say %s.", sd_reason_text(r));
+	e->quick_fix = "Read the sending MTA's log line for this attempt: it names the host and the step that failed.";
+	e->meaning = fmt(o, "Bounce reason %s: %s.", sd_reason_name(r), sd_reason_text(r));
+	sl_add(causes, fmt(o, "The sending MTA reports that %s.", sd_reason_text(r)));
+	sl_add(fixes, fmt(o, "Advice for %s: %s.", sd_reason_name(r), sd_reason_advice(r)));
+}
+
 static const char *retry_text(smtpdiag_class k, int retry)
 {
 	if (k == SMTPDIAG_CLASS_PERMANENT && retry)
@@ -578,10 +593,14 @@ static void set_verdict(explain_obj *o, const sd_verdict *v)
 	e->evidence = sd_verdict_trail(&o->arena, v);
 }
 
-static void set_entry(explain_obj *o, const query *q, const sd_kb_entry *en, slist *l)
+static void set_entry(explain_obj *o, const query *q, const sd_kb_entry *en, const sd_verdict *v, slist *l)
 {
 	smtpdiag_explanation *e = &o->pub;
 
+	if (!en && !q->replycode && !q->st.text[0] && e->reason[0]) {
+		explain_from_reason(o, v->reason, &l[0], &l[1]);
+		return;
+	}
 	if (!en) {
 		explain_from_digits(o, q, e->klass, &l[0], &l[1]);
 		return;
@@ -628,7 +647,7 @@ static void build(explain_obj *o, const query *q)
 	e->text = sd_arena_strndup(&o->arena, q->text.p ? q->text.p : "", q->text.n);
 	decide(q, &v);
 	set_verdict(o, &v);
-	set_entry(o, q, en, l);
+	set_entry(o, q, en, &v, l);
 	if (second) {
 		sl_addv(&l[3], second->related);
 		sl_addv(&l[4], second->refs);
@@ -661,7 +680,10 @@ static int states_failure(const query *q)
 	if (!q->engine_text.n)
 		return 0;
 	decide(q, &v);
-	return v.reason != SD_R_onhold && v.reason != SD_R_undefined && v.reason != SD_R_expired;
+	/* expired counts when a rule says the MTA gave up, not as the fallback
+	 * for a text that merely speaks of a delay */
+	return v.reason != SD_R_onhold && v.reason != SD_R_undefined &&
+	       (v.reason != SD_R_expired || v.by == SD_BY_RULE);
 }
 
 /* One or two tokens shaped like codes ("431", "5.1.1", "X.3.1", "552 4.3.1",

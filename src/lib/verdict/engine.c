@@ -271,7 +271,7 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
 
 /* Statuses and replies that name the sending side (RFC 3463, RFC 7372,
  * RFC 7505, RFC 4954): 1 sender's configuration, 2 its authentication. */
-static int sender_side(const sd_evidence *ev, const sd_status *st)
+static int sender_side(const sd_evidence *ev, const sd_status *st, int any_x5)
 {
 	static const struct {
 		short sub, det, kind;
@@ -284,7 +284,7 @@ static int sender_side(const sd_evidence *ev, const sd_status *st)
 
 	if (rc == 530 || rc == 534 || rc == 535 || rc == 538)
 		return 2;
-	if (st && st->subject == 5) /* the client's use of the protocol */
+	if (any_x5 && st && st->subject == 5) /* the client's use of the protocol */
 		return 1;
 	for (size_t i = 0; st && i < sizeof(tab) / sizeof(tab[0]); i++)
 		if (st->subject == tab[i].sub && st->detail == tab[i].det)
@@ -331,7 +331,10 @@ static int gave_up(const sd_evidence *ev, const sd_status *st, int r)
 
 static void sender_policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
 {
-	int side = v->by >= SD_BY_STATUS || v->by == SD_BY_OTHER ? sender_side(ev, st) : 0;
+	/* a status that names the sender's side (its null MX, SPF, DKIM, DMARC,
+	 * credentials) counts whatever rule named the reason; the protocol's
+	 * X.5.x only when no rule did */
+	int side = v->by == SD_BY_USER ? 0 : sender_side(ev, st, v->by >= SD_BY_STATUS || v->by == SD_BY_OTHER);
 
 	if (!side && !(v->vendor && v->vendor->advice && !strncmp(v->vendor->advice, "fix-", 4)))
 		return;

@@ -167,6 +167,17 @@ static int first_pass(const rctx *ctx)
 	return -1;
 }
 
+/* The MTA gave up on this recipient: a transient status on a failed action, or
+ * an expired one. A network phrase then tells why; the verdict is the expiry. */
+static int gave_up(const rctx *ctx)
+{
+	const sd_vd_in *in = ctx->in;
+
+	if (!strcmp(in->action, "expired"))
+		return 1;
+	return !strcmp(in->action, "failed") && in->status[0] == '4';
+}
+
 /* Second pass: phrases alone, then the status class, the mailer, the command. */
 static int another(const rctx *ctx)
 {
@@ -185,6 +196,8 @@ static int another(const rctx *ctx)
 		return in->reason;
 	if (!(sd_vd_retried(t) || strcmp(in->diagtype, "SMTP") != 0))
 		return t;
+	if (gave_up(ctx) && IN(SD_R_expired))
+		return SD_R_expired;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (IN(order[i]))
 			return order[i];

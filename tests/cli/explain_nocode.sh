@@ -1,0 +1,36 @@
+#!/bin/sh
+# CLI tests of `smtpdiag explain --text` on texts with no reply code: what the
+# sending MTA writes itself when no server answered (connection, DNS, TLS,
+# loops, expiry). A rule names the reason; explain exits 0.
+. "$(dirname "$0")/lib.sh"
+
+nocode() {
+	expect_exit 0 "no code: $1" -- "$BIN" explain --json --text "$2"
+	expect_out "\"reason\":\"$3\"" "$1 is $3"
+}
+
+nocode "Postfix connect timeout" "connect to mx.example.com[192.0.2.5]:25: Connection timed out" networkerror
+nocode "Postfix connect refused" "connect to mx.example.com[192.0.2.5]:25: Connection refused" networkerror
+nocode "Postfix lost connection at the greeting" "lost connection with mx.example.com[192.0.2.5] while receiving the initial server greeting" networkerror
+nocode "Postfix host not found" "Host or domain name not found. Name service error for name=example.com type=MX: Host not found" hostunknown
+nocode "Postfix DNS try again" "Host or domain name not found. Name service error for name=example.com type=MX: Host not found, try again" networkerror
+nocode "Postfix null MX" "Domain example.com does not accept mail (nullMX)" notaccept
+nocode "Postfix TLS handshake" "Cannot start TLS: handshake failure" failedstarttls
+nocode "Postfix TLS not offered" "TLS is required, but was not offered by host mx.example.com[192.0.2.5]" failedstarttls
+nocode "Postfix loop" "mail for example.com loops back to myself" systemerror
+nocode "Exim retry timeout" "retry timeout exceeded" expired
+nocode "Exim no MX hosts" "all relevant MX records point to non-existent hosts" hostunknown
+nocode "Sendmail refused" "<bob@example.com>... Deferred: Connection refused by mx.example.com." networkerror
+nocode "Sendmail host unknown" "Host unknown (Name server: example.invalid: host not found)" hostunknown
+nocode "qmail no host" "Sorry, I couldn't find any host named example.invalid. (#5.1.2)" hostunknown
+nocode "qmail connection died" "Connected to 192.0.2.5 but connection died. (#4.4.2)" networkerror
+
+expect_exit 0 "no code: advice follows the reason" -- "$BIN" explain --json --text "connect to mx.example.com[192.0.2.5]:25: Connection refused"
+expect_out '"advice":"retry"' "a network error is retried"
+expect_out '"replycode":""' "no code is invented"
+expect_out '"status":""' "no status is invented"
+expect_exit 0 "no code: readable output" -- "$BIN" explain --text "Cannot start TLS: handshake failure"
+expect_out "No reply code: failedstarttls" "the title names the reason, not a code"
+
+expect_exit 2 "no code and no known failure" -- "$BIN" explain --text "Thanks for the quick reply, the meeting room is booked."
+expect_err "no SMTP reply code" "says what is missing"
