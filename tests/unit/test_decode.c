@@ -1,6 +1,8 @@
 /* test_decode.c - decode verdicts on the project's own small bounces
  * (tests/fixtures/decode/): standard and broken DSNs, a feedback report, an
- * auto-reply, a delivery report and a message that is no bounce. */
+ * auto-reply, a delivery report, a message that is no bounce, human-readable
+ * reports (Smail, Exchange, a delay warning, a provider's bare user names, a
+ * headerless remnant of a forwarded bounce) and a German absence notice. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,6 +41,13 @@ static const struct {
 	{ "dsn-delivered.eml", 0, 0, { { NULL, NULL, NULL, NULL, 0 } } },
 	{ "notbounce.eml", SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION, 0,
 	  { { NULL, NULL, NULL, NULL, 0 } } },
+	/* human-readable reports (formats/simple.c) */
+	{ "simple-smail.eml", 0, 1, { { "olivia@example.com", "hostunknown", "5.1.2", "", 1 } } },
+	{ "simple-exchange.eml", 0, 1, { { "quentin@corp.example.com", "userunknown", "5.1.1", "", 1 } } },
+	{ "simple-warning.eml", 0, 1, { { "tina@slow.example.com", "expired", "4.4.7", "", 0 } } },
+	{ "simple-aol.eml", 0, 1, { { "victorscreen@aol.example", "onhold", "5.0.0", "", 0 } } },
+	{ "headerless.txt", 0, 1, { { "zoe@example.net", "mailboxfull", "5.2.2", "552", 0 } } },
+	{ "autoreply-de.eml", 0, 0, { { NULL, NULL, NULL, NULL, 0 } } },
 };
 
 static char *slurp(const char *path, size_t *len)
