@@ -1,6 +1,6 @@
 #!/bin/sh
 # conformance.sh - build tests/conformance.c against the static library and score
-# decode on the shared corpus. Usage: sh tests/conformance.sh [BIN] [-v] [CORPUS_DIR]
+# decode on the shared corpus. Usage: sh tests/conformance.sh [BIN] [-v] [-x EXTRA_DIR] [CORPUS_DIR]
 # (BIN, the smtpdiag binary make passes, tells where the build directory is).
 # Exits 77 with "SKIP: ..." when the corpus is not there.
 set -e
@@ -13,5 +13,5 @@ mkdir -p "$BUILD/tests"
 PKG_CFLAGS=$(pkg-config --cflags libhs 2>/dev/null || true)
 PKG_LIBS=$(pkg-config --libs libhs zlib 2>/dev/null || echo -lhs -lz)
 $CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Iinclude -Isrc/lib $PKG_CFLAGS \
-	tests/conformance.c "$BUILD/libsmtpdiag.a" $PKG_LIBS -lstdc++ -lm -o "$BUILD/tests/conformance"
+	tests/conformance.c tests/conformance_extra.c "$BUILD/libsmtpdiag.a" $PKG_LIBS -lstdc++ -lm -o "$BUILD/tests/conformance"
 exec "$BUILD/tests/conformance" "$@"

@@ -1,6 +1,8 @@
 /* test_decode.c - decode verdicts on the project's own small bounces
  * (tests/fixtures/decode/): standard and broken DSNs, a feedback report, an
- * auto-reply, a delivery report and a message that is no bounce. */
+ * auto-reply, a delivery report, a message that is no bounce, human-readable
+ * reports (Smail, Exchange, a delay warning, a provider's bare user names, a
+ * headerless remnant of a forwarded bounce) and a German absence notice. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,6 +41,13 @@ static const struct {
 	{ "dsn-delivered.eml", 0, 0, { { NULL, NULL, NULL, NULL, 0 } } },
 	{ "notbounce.eml", SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION, 0,
 	  { { NULL, NULL, NULL, NULL, 0 } } },
+	/* human-readable reports (formats/simple.c) */
+	{ "simple-smail.eml", 0, 1, { { "olivia@example.com", "hostunknown", "5.1.2", "", 1 } } },
+	{ "simple-exchange.eml", 0, 1, { { "quentin@corp.example.com", "userunknown", "5.1.1", "", 1 } } },
+	{ "simple-warning.eml", 0, 1, { { "tina@slow.example.com", "expired", "4.4.7", "", 0 } } },
+	{ "simple-aol.eml", 0, 1, { { "victorscreen@aol.example", "onhold", "5.0.0", "", 0 } } },
+	{ "headerless.txt", 0, 1, { { "zoe@example.net", "mailboxfull", "5.2.2", "552", 0 } } },
+	{ "autoreply-de.eml", 0, 0, { { NULL, NULL, NULL, NULL, 0 } } },
 };
 
 static char *slurp(const char *path, size_t *len)
@@ -139,12 +148,67 @@ static void test_junk(void **state)
 	smtpdiag_decoder_free(d);
 }
 
+/* Lenient input: leading blank and whitespace-only lines, an mbox From_ line,
+ * no Date or Message-ID, mixed line ends and 8-bit header text still decode. */
+static void test_lenient(void **state)
+{
+	static const char *const lead[] = { "\n\n", "   \t \r\n  \n", "From mailer-daemon Tue Mar  3 10:15:02 2026\n",
+					    "\n \nFrom mailer-daemon Tue Mar  3 10:15:02 2026\n\n" };
+	size_t len = 0;
+	char *buf = slurp(FIXTURES "dsn-single.eml", &len), *in;
+	smtpdiag_decoder *d = smtpdiag_decoder_new(0);
+	smtpdiag_error err;
+
+	(void)state;
+	assert_non_null(buf);
+	in = malloc(len + 256);
+	assert_non_null(in);
+	for (size_t i = 0; i < sizeof(lead) / sizeof(lead[0]); i++) {
+		size_t k = strlen(lead[i]);
+		memcpy(in, lead[i], k);
+		memcpy(in + k, buf, len);
+		if (smtpdiag_decode(d, in, k + len, NULL, &err) != 1)
+			fail_msg("lead #%zu: %s", i, err.message);
+		check_fact("lead", (int)i, smtpdiag_decoder_fact(d, 0), &cases[0].w[0]);
+	}
+	smtpdiag_decoder_free(d);
+	free(in);
+	free(buf);
+}
+
+/* No Date, no Message-ID, 8-bit header text, CRLF and LF mixed. */
+static void test_lenient_headers(void **state)
+{
+	static const char msg[] =
+		"From: Mail Delivery System <MAILER-DAEMON@mx.example.net>\r\n"
+		"To: s\xc3\xa9" "bastien@example.org\r\n"
+		"Subject: Undelivered Mail Returned to Sender \xe2\x80\x94 \xc3\xa9" "chec\n"
+		"Content-Type: multipart/report; report-type=delivery-status; boundary=\"b\"\r\n"
+		"\r\n--b\nContent-Type: text/plain\n\nsorry\n"
+		"--b\r\nContent-Type: message/delivery-status\r\n\r\n"
+		"Reporting-MTA: dns; mx.example.net\n\n"
+		"Final-Recipient: rfc822; bob@example.com\r\n"
+		"Action: failed\n"
+		"Status: 5.1.1\r\n"
+		"Diagnostic-Code: smtp; 550 5.1.1 <bob@example.com>: User unknown\n"
+		"--b--\n";
+	smtpdiag_decoder *d = smtpdiag_decoder_new(0);
+	smtpdiag_error err;
+
+	(void)state;
+	assert_int_equal(smtpdiag_decode(d, msg, sizeof(msg) - 1, NULL, &err), 1);
+	check_fact("mixed", 0, smtpdiag_decoder_fact(d, 0), &cases[0].w[0]);
+	smtpdiag_decoder_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_line_ends),
 		cmocka_unit_test(test_junk),
+		cmocka_unit_test(test_lenient),
+		cmocka_unit_test(test_lenient_headers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

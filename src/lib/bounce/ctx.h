@@ -25,6 +25,7 @@ typedef struct sd_rcpt {
 	sd_str date;           /* Last-Attempt-Date / Arrival-Date text, if any */
 	sd_str feedbacktype;   /* ARF Feedback-Type */
 	int reason;            /* a reason the module knows for sure, else -1 */
+	int pending;           /* the report is a warning: delivery is still being tried */
 	const char *decodedby; /* module name; decode.c fills it when NULL */
 } sd_rcpt;
 

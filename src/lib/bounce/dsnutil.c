@@ -344,3 +344,22 @@ int dsn_inline_report(sd_str t, size_t *off, size_t *end)
 	}
 	return 0;
 }
+
+sd_rcpt *dsn_rcpt_find(sd_ctx *c, size_t first, sd_str addr)
+{
+	for (size_t i = first; i < c->nrcpt; i++) {
+		sd_str r = c->rcpts[i].recipient;
+		if (r.n == addr.n && sd_memcaseeq(r.p, addr.p, addr.n))
+			return &c->rcpts[i];
+	}
+	return NULL;
+}
+
+sd_str dsn_buf_text(sd_arena *a, const sd_buf *b)
+{
+	char *d;
+
+	if (!b->len || b->oom || !(d = sd_arena_strndup(a, b->data, b->len)))
+		return SD_NULLSTR;
+	return dsn_sweep(a, (sd_str){ d, b->len });
+}

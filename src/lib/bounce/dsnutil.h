@@ -41,4 +41,10 @@ sd_str dsn_lead_text(sd_arena *a, sd_str t, size_t max);
  * *end: where the returned message starts (or the text ends). */
 int dsn_inline_report(sd_str t, size_t *off, size_t *end);
 
+/* The record of addr among c->rcpts[first..] (ignoring case), or NULL. */
+sd_rcpt *dsn_rcpt_find(sd_ctx *c, size_t first, sd_str addr);
+/* The arena copy of b's text, swept (dsn_sweep); SD_NULLSTR when b is empty
+ * or out of memory. */
+sd_str dsn_buf_text(sd_arena *a, const sd_buf *b);
+
 #endif

@@ -130,12 +130,6 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 		return rc;
 	}
 	c.top = &c.mime.parts[0];
-	if (c.top->nhdrs == 0) {
-		/* a 1-byte file, a log, a binary: no email at all, which is an error,
-		 * unlike a real email that is no bounce */
-		seterr(err, SMTPDIAG_EPARSE, "not an email: no header fields at the start");
-		return SMTPDIAG_EPARSE;
-	}
 	c.from = sd_part_header(c.top, "From");
 	c.subject = sd_part_header(c.top, "Subject");
 	c.date = sd_part_header(c.top, "Date");
@@ -150,6 +144,13 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 	if (rc < 0) {
 		seterr(err, rc, smtpdiag_strerror(rc));
 		return rc;
+	}
+	if (c.top->nhdrs == 0 && !c.nrcpt) {
+		/* a 1-byte file, a log, a binary: no email at all, which is an error,
+		 * unlike a real email that is no bounce. Text without a header that
+		 * still reads as a bounce (what is left of a forwarded one) is decoded. */
+		seterr(err, SMTPDIAG_EPARSE, "not an email: no header fields at the start");
+		return SMTPDIAG_EPARSE;
 	}
 	d->facts = sd_arena_alloc(c.a, sizeof(smtpdiag_fact) * (c.nrcpt ? c.nrcpt : 1));
 	if (!d->facts) {

@@ -301,6 +301,8 @@ static const char *class_status(const fact_work *w, int reason)
 	temp = w->replycode ? sd_vd_is_temporary(buf, 4) : 0;
 	if (!temp)
 		temp = sd_vd_is_temporary(w->diag.p, w->diag.n);
+	if (w->r->pending && !w->replycode)
+		temp = 1; /* the MTA still tries: a warning, whatever the text says */
 	if (temp && (reason == SD_R_userunknown || reason == SD_R_hostunknown || reason == SD_R_hasmoved))
 		return "";
 	return implied_status(reason, temp ? 4 : 5);

@@ -448,20 +448,56 @@ static int part_new(mctx *c, int parent, int depth, int is_message, sd_str raw)
 	return (int)m->nparts++;
 }
 
-/* Skip what may precede a message's header: blank lines (nested messages only) and an
- * mbox "From " / ">From " line. */
-static const char *skip_envelope(const char *p, const char *end, int nested)
+/* The end of the run of blank or whitespace-only lines at p (p itself when the
+ * line at p holds text). */
+static const char *skip_blank_lines(const char *p, const char *end)
+{
+	const char *q = p, *e;
+
+	while (q < end) {
+		e = q;
+		while (e < end && (*e == ' ' || *e == '\t' || *e == '\r'))
+			e++;
+		if (e < end && *e != '\n')
+			break;
+		q = e < end ? e + 1 : e;
+	}
+	return q;
+}
+
+/* Does a header field ("Name:") start at p? */
+static int field_starts(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && q - p < SD_FIELD_NAME_MAX && *q > ' ' && *q < 127 && *q != ':')
+		q++;
+	return q > p && q < end && *q == ':';
+}
+
+static const char *skip_from_line(const char *p, const char *end)
 {
 	const char *e;
 
-	while (nested && p < end && (*p == '\n' || *p == '\r'))
-		p++;
 	if (((size_t)(end - p) >= 5 && memcmp(p, "From ", 5) == 0) ||
 	    ((size_t)(end - p) >= 6 && memcmp(p, ">From ", 6) == 0)) {
 		e = find_eol(p, end);
 		p = e + eol_len(e, end);
 	}
 	return p;
+}
+
+/* Skip what may precede a message's header: blank or whitespace-only lines and
+ * an mbox "From " / ">From " line. At the top, blank lines are skipped only when
+ * a header field follows them (else the message is all body). */
+static const char *skip_envelope(const char *p, const char *end, int nested)
+{
+	const char *q = skip_from_line(skip_blank_lines(p, end), end);
+
+	q = skip_blank_lines(q, end);
+	if (nested || field_starts(q, end))
+		return q;
+	return skip_from_line(p, end);
 }
 
 static int parse_head(mctx *c, int idx)

@@ -63,6 +63,9 @@ static int is_exim(const sd_ctx *c)
 	return score >= 2;
 }
 
+/* Exim's delay warning (deliver.c): the message is still on the queue. */
+#define EXIM_WARNING "has not yet been delivered to"
+
 static const char *const starts_of[] = {
 	"This message was created automatically by mail delivery software",
 	"A message that you sent was rejected by the local scanning code",
@@ -362,6 +365,11 @@ int mta_exim_body(sd_ctx *c)
 		return SMTPDIAG_ENOMEM;
 	read_text(c, mta_body(c), &t);
 	add_items(c, &t);
+	if (mta_has(mta_body(c), EXIM_WARNING))
+		for (size_t i = first; i < c->nrcpt; i++) {
+			c->rcpts[i].action = SD_STR("delayed");
+			c->rcpts[i].pending = 1;
+		}
 	if (c->nrcpt == first)
 		from_header(c);
 	dsn_first = c->nrcpt;

@@ -11,4 +11,7 @@
 #include "decode/formats/formats.def"
 #undef SD_FORMAT
 
+/* generic.c: sent by a mailer daemon or postmaster, or with a null Return-Path? */
+int sd_generic_daemon_sender(const sd_ctx *c);
+
 #endif

@@ -16,7 +16,7 @@
 #define GEN_MAX_LINES 8           /* error lines kept per recipient */
 #define GEN_MAX_RCPTS 64          /* recipients taken from one bounce */
 
-static int daemon_sender(const sd_ctx *c)
+int sd_generic_daemon_sender(const sd_ctx *c)
 {
 	static const char *const who[] = { "mailer-daemon", "postmaster", "mail-daemon", "mailerdaemon",
 					   "mdaemon", "mail delivery", "bounce", "no-reply", "noreply" };
@@ -140,23 +140,11 @@ static sd_str sentence_command(sd_str d)
 
 static void flush(gen_state *s)
 {
-	char *d;
-
-	if (s->cur && s->diag.len && !s->diag.oom && (d = sd_arena_strndup(s->c->a, s->diag.data, s->diag.len)))
-		s->cur->diagnostic = dsn_sweep(s->c->a, (sd_str){ d, s->diag.len });
+	if (s->cur && s->diag.len)
+		s->cur->diagnostic = dsn_buf_text(s->c->a, &s->diag);
 	sd_buf_reset(&s->diag);
 	s->cur = NULL;
 	s->lines = 0;
-}
-
-static sd_rcpt *find_rcpt(gen_state *s, sd_str addr)
-{
-	for (size_t i = s->first; i < s->c->nrcpt; i++) {
-		sd_str r = s->c->rcpts[i].recipient;
-		if (r.n == addr.n && sd_memcaseeq(r.p, addr.p, addr.n))
-			return &s->c->rcpts[i];
-	}
-	return NULL;
 }
 
 static void start(gen_state *s, sd_str addr, sd_str rest)
@@ -167,7 +155,7 @@ static void start(gen_state *s, sd_str addr, sd_str rest)
 	if ((s->sender.n == addr.n && sd_memcaseeq(s->sender.p, addr.p, addr.n)) ||
 	    s->c->nrcpt - s->first >= GEN_MAX_RCPTS)
 		return;
-	r = find_rcpt(s, addr);
+	r = dsn_rcpt_find(s->c, s->first, addr);
 	if (!r && !(r = sd_ctx_add(s->c)))
 		return;
 	r->recipient = addr;
@@ -240,7 +228,7 @@ int sd_fmt_generic(sd_ctx *c)
 	size_t pos = 0, n;
 	sd_str line;
 
-	if (!daemon_sender(c) || !bounce_subject(c))
+	if (!sd_generic_daemon_sender(c) || !bounce_subject(c))
 		return 0;
 	t = sd_ctx_body(c);
 	if (!t.p || !t.n)

@@ -40,18 +40,20 @@ void pv_weak_reason(sd_ctx *c, sd_rcpt *r, int reason)
 	r->reason = reason;
 }
 
-/* Offset of the first line of s that starts with mark (a line starts at 0 and
- * after each line end, CRLF being one), or s.n: one search, not one compare
- * per line. */
+/* Offset of the first line of s that starts with mark, maybe after blanks (a
+ * line starts at 0 and after each line end, CRLF being one), or s.n: one
+ * search, not one compare per line. */
 static size_t line_with(sd_str s, const char *mark)
 {
 	size_t n = strlen(mark), at = 0;
 	const char *q;
 
 	while (at < s.n && (q = sd_memmem(s.p + at, s.n - at, mark, n)) != NULL) {
-		size_t k = (size_t)(q - s.p);
-		if (k == 0 || s.p[k - 1] == '\n' || (s.p[k - 1] == '\r' && s.p[k] != '\n'))
-			return k;
+		size_t k = (size_t)(q - s.p), ls = k;
+		while (ls > 0 && (s.p[ls - 1] == ' ' || s.p[ls - 1] == '\t'))
+			ls--; /* an indented mark counts too */
+		if (ls == 0 || s.p[ls - 1] == '\n' || (s.p[ls - 1] == '\r' && s.p[ls] != '\n'))
+			return ls;
 		at = k + 1;
 	}
 	return s.n;
