@@ -61,6 +61,8 @@ const char *smtpdiag_class_name(smtpdiag_class c)
 typedef struct vrow {
 	int cls, sub, dlo, dhi; /* cls 0: the row gives no status */
 	int matchable;          /* its pieces hold SD_VENDOR_MATCH_MIN characters or more */
+	size_t aoff, alen;      /* the longest word of the first piece's required prefix:
+				 * a text without it cannot match (one memchr-driven search) */
 } vrow;
 
 static vrow *vrows;
@@ -131,6 +133,29 @@ static void vrow_parse(const char *vs, vrow *r)
 		r->dhi = (int)d;
 }
 
+/* Words never span white space, and a folded continuation is skipped only at
+ * white space: every word of the first piece's required prefix stands in a
+ * matching text as written (case aside). */
+static void vrow_anchor(const char *const *pieces, vrow *r)
+{
+	const char *p = pieces && pieces[0] ? pieces[0] : "";
+	size_t n = strlen(p), i = 0;
+
+	if (n > SD_VENDOR_MATCH_CAP)
+		n = SD_VENDOR_MATCH_CAP;
+	while (i < n) {
+		size_t b;
+		while (i < n && sd_isspace((unsigned char)p[i]))
+			i++;
+		for (b = i; i < n && !sd_isspace((unsigned char)p[i]); i++)
+			;
+		if (i - b > r->alen && (i < n || n < SD_VENDOR_MATCH_CAP)) {
+			r->aoff = b;
+			r->alen = i - b;
+		}
+	}
+}
+
 static void vrows_init(void)
 {
 	vrows = calloc(sd_kb_nvendors ? sd_kb_nvendors : 1, sizeof(*vrows));
@@ -139,6 +164,7 @@ static void vrows_init(void)
 	for (size_t i = 0; i < sd_kb_nvendors; i++) {
 		vrow_parse(sd_kb_vendors[i].status, &vrows[i]);
 		vrows[i].matchable = pieces_matchable(sd_kb_vendors[i].pieces);
+		vrow_anchor(sd_kb_vendors[i].pieces, &vrows[i]);
 	}
 	vbuckets_init();
 }
@@ -265,7 +291,10 @@ const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *tex
 				return v;
 			continue;
 		}
-		sc = vrows[i].matchable ? pieces_score(v->pieces, text, tn) : 0;
+		if (!vrows[i].matchable || (vrows[i].alen &&
+		    !sd_memcasemem(text, tn, v->pieces[0] + vrows[i].aoff, vrows[i].alen)))
+			continue;
+		sc = pieces_score(v->pieces, text, tn);
 		if (sc > best) {
 			best = sc;
 			hit = v;
