@@ -4,6 +4,7 @@
 #ifndef SMTPDIAG_CMD_SCAN_H
 #define SMTPDIAG_CMD_SCAN_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -60,5 +61,26 @@ int scan_src_rewritten(scan_src *src, off_t size);
 /* Start over from byte 0 (the file was truncated), dropping a partial line. */
 void scan_src_rewind(scan_src *src);
 void scan_src_close(scan_src *src);
+
+/* ---- the command's reading (cmd_scan.c), used by --follow ---- */
+
+typedef struct worker worker;  /* one thread's scanner, output and counts */
+
+extern volatile sig_atomic_t scan_stop;  /* SIGINT, SIGTERM or SIGHUP came */
+
+/* Open an input and count it. quiet (--follow looking again): a failure is
+ * neither said nor counted. Returns 0 or -1. */
+int scan_open_input(worker *w, scan_src *src, const char *path, int quiet);
+/* Read to the end of what is there. Returns 0, or -1 after a read error
+ * (said and counted as a failed input). */
+int scan_drain(worker *w, scan_src *src, int single);
+/* Write out the records gathered so far. */
+void scan_flush(worker *w);
+
+/* ---- --follow (cmd_scan_follow.c) ---- */
+
+/* Read the paths, then keep reading them as they grow until scan_stop.
+ * Returns 0, or -1 when out of memory. */
+int scan_follow(worker *w, char **paths, int n);
 
 #endif
