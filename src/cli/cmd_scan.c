@@ -266,6 +266,11 @@ int scan_drain(worker *w, scan_src *src, int single)
 	off_t before = src->off;
 
 	while (!scan_stop && (rc = scan_src_pump(src)) > 0) {
+		if (src->munchecked && !src->said_unchecked) {
+			cli_err("scan: %s: a gzip member holds over %zu MiB: its lines are read before its "
+				"checksum is checked", src->path, SCAN_GZ_MEMBER_MAX >> 20);
+			src->said_unchecked = 1;
+		}
 		atomic_fetch_add(&prog.done, (uint64_t)(src->off - before));
 		before = src->off;
 		if (single)
