@@ -246,11 +246,20 @@ static void look_at_files(followed *p, int64_t now)
 		}
 }
 
-static int done_with(const held *h, int64_t now)
+/* Gone, quiet for the grace period, and not grown while it was read last. */
+static int done_with(held *h, int64_t now)
 {
 	int64_t since = h->changed > h->gone ? h->changed : h->gone;
+	struct stat st;
 
-	return h->gone && now - since >= SCAN_ROTATE_GRACE_MS;
+	if (!h->gone || now - since < SCAN_ROTATE_GRACE_MS)
+		return 0;
+	if (fstat(h->src.fd, &st) == 0 && st.st_size != h->seen) {
+		h->seen = st.st_size;
+		h->changed = now;
+		return 0;
+	}
+	return 1;
 }
 
 /* Read the oldest file; when it is gone and quiet, finish it and go on with the next. */
