@@ -21,7 +21,6 @@
 
 #define SCAN_MAX_JOBS 256          /* -j */
 #define SCAN_OUT_FLUSH (256u << 10) /* bytes of output gathered before a write */
-#define SCAN_POLL_MS 1000          /* --follow: how often a file is looked at */
 #define SCAN_PROGRESS_MS 250       /* progress bar refresh */
 
 enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_END };
@@ -67,16 +66,16 @@ typedef struct scan_opts {
 	unsigned flags;
 } scan_opts;
 
-typedef struct worker {
+struct worker {
 	const scan_opts *o;
 	smtpdiag_scanner *sc;
 	smtpdiag_buf out;
 	FILE *dst;
 	smtpdiag_summary *sum;
 	int werr;
-} worker;
+};
 
-static volatile sig_atomic_t scan_stop;
+volatile sig_atomic_t scan_stop;
 
 /* ---- progress bar (stderr is a terminal, every input a regular file) ---- */
 
@@ -136,6 +135,13 @@ static void flush_out(worker *w)
 	if (w->out.len && fwrite(w->out.data, 1, w->out.len, w->dst) != w->out.len)
 		w->werr = errno ? errno : EIO;
 	w->out.len = 0;
+}
+
+void scan_flush(worker *w)
+{
+	flush_out(w);
+	if (fflush(w->dst) != 0 && !w->werr)
+		w->werr = errno ? errno : EIO;
 }
 
 static void when(const smtpdiag_logrec *r, char out[32])
@@ -228,7 +234,7 @@ static void on_toolong(void *ctx)
 
 /* Open an input. quiet (--follow looking again): a failure is neither said
  * nor counted. A file --follow waits for is not a failure either. */
-static int open_input(worker *w, scan_src *src, const char *path, int quiet)
+int scan_open_input(worker *w, scan_src *src, const char *path, int quiet)
 {
 	memset(src, 0, sizeof(*src));
 	src->fd = -1;
@@ -254,12 +260,17 @@ static int open_input(worker *w, scan_src *src, const char *path, int quiet)
 }
 
 /* Read to the end of what is there. Returns 0, or -1 after a read error. */
-static int drain(worker *w, scan_src *src, int single)
+int scan_drain(worker *w, scan_src *src, int single)
 {
 	int rc = 0;
 	off_t before = src->off;
 
 	while (!scan_stop && (rc = scan_src_pump(src)) > 0) {
+		if (src->munchecked && !src->said_unchecked) {
+			cli_err("scan: %s: a gzip member holds over %zu MiB: its lines are read before its "
+				"checksum is checked", src->path, SCAN_GZ_MEMBER_MAX >> 20);
+			src->said_unchecked = 1;
+		}
 		atomic_fetch_add(&prog.done, (uint64_t)(src->off - before));
 		before = src->off;
 		if (single)
@@ -276,75 +287,12 @@ static void scan_one(worker *w, const char *path, int single)
 {
 	scan_src src;
 
-	if (open_input(w, &src, path, 0) < 0)
+	if (scan_open_input(w, &src, path, 0) < 0)
 		return;
-	if (drain(w, &src, single) == 0)
+	if (scan_drain(w, &src, single) == 0)
 		scan_src_finish(&src);
 	flush_out(w);
 	scan_src_close(&src);
-}
-
-/* ---- --follow ---- */
-
-typedef struct followed {
-	const char *path;
-	scan_src src;
-	int open;
-} followed;
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL); /* a signal cuts it short */
-}
-
-/* Rotation: the path names another file now; truncation: the file shrank. */
-static void follow_check(worker *w, followed *f)
-{
-	struct stat st;
-
-	if (stat(f->path, &st) < 0)
-		return; /* being rotated: keep reading the old file */
-	if (f->open && (st.st_ino != f->src.ino || st.st_dev != f->src.dev)) {
-		drain(w, &f->src, 1);
-		scan_src_finish(&f->src);
-		scan_src_close(&f->src);
-		f->open = 0;
-	} else if (f->open && scan_src_rewritten(&f->src, st.st_size)) {
-		scan_src_rewind(&f->src);
-	}
-	if (!f->open)
-		f->open = open_input(w, &f->src, f->path, 1) == 0;
-}
-
-static void follow(worker *w, char **paths, int n)
-{
-	followed *fs = calloc((size_t)n, sizeof(followed));
-
-	if (!fs) {
-		w->werr = ENOMEM;
-		return;
-	}
-	for (int i = 0; i < n; i++) {
-		fs[i].path = paths[i];
-		fs[i].open = open_input(w, &fs[i].src, paths[i], 0) == 0;
-	}
-	while (!scan_stop) {
-		for (int i = 0; i < n && !scan_stop; i++) {
-			if (strcmp(paths[i], "-"))
-				follow_check(w, &fs[i]);
-			if (fs[i].open)
-				drain(w, &fs[i].src, 1);
-		}
-		flush_out(w);
-		fflush(w->dst);
-		sleep_ms(SCAN_POLL_MS);
-	}
-	for (int i = 0; i < n; i++)
-		if (fs[i].open)
-			scan_src_close(&fs[i].src);
-	free(fs);
 }
 
 static void on_signal(int sig)
@@ -640,7 +588,8 @@ int cmd_scan(int argc, char **argv)
 		       "STATUS", "REASON", "ADVICE", "QUEUEID", "REPLY");
 	if (o.follow) {
 		catch_signals();
-		follow(&ws[0], paths, npaths);
+		if (scan_follow(&ws[0], paths, npaths) < 0)
+			outerr = ENOMEM;
 	} else if (nw == 1) {
 		for (int i = 0; i < npaths; i++)
 			scan_one(&ws[0], paths[i], 1);

@@ -4,6 +4,7 @@
 #ifndef SMTPDIAG_CMD_SCAN_H
 #define SMTPDIAG_CMD_SCAN_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -15,6 +16,8 @@
 #define SCAN_GZ_CHUNK ((size_t)256 << 10)   /* compressed bytes read at a time */
 #define SCAN_MAX_LINE SMTPDIAG_SCAN_MAX_LINE /* longer lines are skipped and counted */
 #define SCAN_TAIL 64                        /* --follow: bytes compared to see a rewrite */
+#define SCAN_GZ_MEMBER_MIN ((size_t)1 << 20) /* first size of a gzip member's held output */
+#define SCAN_GZ_MEMBER_MAX ((size_t)64 << 20) /* a gzip member's output held until its trailer checks */
 
 /* ---- input: one log file, plain or gzip ---- */
 
@@ -28,6 +31,11 @@ typedef struct scan_src {
 	unsigned char *zin;   /* raw bytes read ahead (gzip input, or the first read) */
 	size_t zlen, zpos;
 	int zend;             /* inflate reached the end of the data */
+	char *member;         /* a gzip member's output, held until its CRC and length check */
+	size_t mlen, mpos, mcap;  /* bytes inflated, handed over, room */
+	int mchecked;         /* the member's trailer checked: its output may go */
+	int munchecked;       /* the member outgrew SCAN_GZ_MEMBER_MAX: its output goes unchecked */
+	int said_unchecked;   /* the caller told of it */
 	int regular;          /* a regular file (for progress and --follow) */
 	dev_t dev;
 	ino_t ino;
@@ -47,7 +55,11 @@ typedef struct scan_src {
 	void *ctx;
 } scan_src;
 
-/* Open path ("-": standard input). Returns 0, or -1 with src->err set. */
+/* Open path ("-": standard input). Returns 0, or -1 with src->err set.
+ * gzip: a member's lines are handed over only once its trailer (CRC-32 and
+ * length) checks; a corrupt member gives an error and none of its lines. A
+ * member whose output exceeds SCAN_GZ_MEMBER_MAX cannot be held: its lines go
+ * before the check and src->munchecked is set (the caller says so). */
 int scan_src_open(scan_src *src, const char *path);
 /* Read what is there and hand over every complete line. Returns 1 while more
  * may come, 0 at the end of the data, -1 on a read error (src->err). */
@@ -60,5 +72,26 @@ int scan_src_rewritten(scan_src *src, off_t size);
 /* Start over from byte 0 (the file was truncated), dropping a partial line. */
 void scan_src_rewind(scan_src *src);
 void scan_src_close(scan_src *src);
+
+/* ---- the command's reading (cmd_scan.c), used by --follow ---- */
+
+typedef struct worker worker;  /* one thread's scanner, output and counts */
+
+extern volatile sig_atomic_t scan_stop;  /* SIGINT, SIGTERM or SIGHUP came */
+
+/* Open an input and count it. quiet (--follow looking again): a failure is
+ * neither said nor counted. Returns 0 or -1. */
+int scan_open_input(worker *w, scan_src *src, const char *path, int quiet);
+/* Read to the end of what is there. Returns 0, or -1 after a read error
+ * (said and counted as a failed input). */
+int scan_drain(worker *w, scan_src *src, int single);
+/* Write out the records gathered so far. */
+void scan_flush(worker *w);
+
+/* ---- --follow (cmd_scan_follow.c) ---- */
+
+/* Read the paths, then keep reading them as they grow until scan_stop.
+ * Returns 0, or -1 when out of memory. */
+int scan_follow(worker *w, char **paths, int n);
 
 #endif

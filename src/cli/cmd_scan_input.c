@@ -8,6 +8,7 @@
  * mapping the file instead costs more in page faults than read() in copies.) */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -107,6 +108,8 @@ int scan_src_open(scan_src *s, const char *path)
 	s->err[0] = 0;
 	s->gz = s->zend = s->skipping = 0;
 	s->len = s->zlen = s->zpos = s->ntail = 0;
+	s->mlen = s->mpos = 0;
+	s->mchecked = s->munchecked = s->said_unchecked = 0;
 	s->off = 0;
 	s->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 	if (s->fd < 0) {
@@ -129,10 +132,12 @@ int scan_src_open(scan_src *s, const char *path)
 	return sniff(s);
 }
 
-/* After the end of a gzip member: another member, or the end of the data
+/* After a member's output went out: another member, or the end of the data
  * (bytes that are no gzip member, such as padding, end it too). */
 static void next_member(scan_src *s)
 {
+	s->mchecked = s->munchecked = 0;
+	s->mlen = s->mpos = 0;
 	if (s->zpos == s->zlen) {
 		ssize_t r = raw_read(s, s->zin, SCAN_GZ_CHUNK);
 		s->zlen = r > 0 ? (size_t)r : 0;
@@ -156,29 +161,73 @@ static int gz_refill(scan_src *s)
 	return 0;
 }
 
-/* Inflate into dst; refill the input from fd as needed. */
+/* Room for more of the member's output: 0, 1 when there is none until what is
+ * held goes out unchecked (the member outgrew its limit), -1 out of memory. */
+static int member_room(scan_src *s)
+{
+	size_t cap = s->mcap ? s->mcap * 2 : SCAN_GZ_MEMBER_MIN;
+	char *p;
+
+	if (s->munchecked && s->mpos == s->mlen)
+		s->mlen = s->mpos = 0;
+	if (s->mlen < s->mcap)
+		return 0;
+	if (s->mcap >= SCAN_GZ_MEMBER_MAX) {
+		s->munchecked = 1;
+		return 1;
+	}
+	if (!(p = realloc(s->member, cap < SCAN_GZ_MEMBER_MAX ? cap : SCAN_GZ_MEMBER_MAX))) {
+		seterr(s, "out of memory", 0);
+		return -1;
+	}
+	s->member = p;
+	s->mcap = cap < SCAN_GZ_MEMBER_MAX ? cap : SCAN_GZ_MEMBER_MAX;
+	return 0;
+}
+
+/* Inflate more of the member; zlib checks the trailer at its end. */
+static int gz_inflate(scan_src *s)
+{
+	char what[sizeof(s->err)];
+	int rc;
+
+	if (s->zpos == s->zlen && gz_refill(s) < 0)
+		return -1;
+	s->zs.next_in = s->zin + s->zpos;
+	s->zs.avail_in = (uInt)(s->zlen - s->zpos);
+	s->zs.next_out = (Bytef *)s->member + s->mlen;
+	s->zs.avail_out = (uInt)(s->mcap - s->mlen);
+	rc = inflate(&s->zs, Z_NO_FLUSH);
+	s->zpos = s->zlen - s->zs.avail_in;
+	s->mlen = s->mcap - s->zs.avail_out;
+	if (rc == Z_STREAM_END)
+		s->mchecked = 1;
+	if (rc == Z_STREAM_END || rc == Z_OK || rc == Z_BUF_ERROR)
+		return 0;
+	snprintf(what, sizeof(what), "corrupt gzip data (%s)", s->zs.msg ? s->zs.msg : "inflate failed");
+	seterr(s, what, 0);
+	s->mlen = s->mpos = 0; /* none of the member's lines */
+	return -1;
+}
+
+/* Hand over the member's output once it checked (or goes unchecked). */
 static ssize_t gz_fill(scan_src *s, char *dst, size_t n)
 {
-	while (!s->zend) {
+	for (;;) {
 		int rc;
-		if (s->zpos == s->zlen && gz_refill(s) < 0)
-			return -1;
-		s->zs.next_in = s->zin + s->zpos;
-		s->zs.avail_in = (uInt)(s->zlen - s->zpos);
-		s->zs.next_out = (Bytef *)dst;
-		s->zs.avail_out = (uInt)n;
-		rc = inflate(&s->zs, Z_NO_FLUSH);
-		s->zpos = s->zlen - s->zs.avail_in;
-		if (rc == Z_STREAM_END) {
-			next_member(s);
-		} else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-			seterr(s, "corrupt gzip data", 0);
-			return -1;
+		if (s->mpos < s->mlen && (s->mchecked || s->munchecked)) {
+			size_t k = s->mlen - s->mpos < n ? s->mlen - s->mpos : n;
+			memcpy(dst, s->member + s->mpos, k);
+			s->mpos += k;
+			return (ssize_t)k;
 		}
-		if (s->zs.avail_out < n)
-			return (ssize_t)(n - s->zs.avail_out);
+		if (s->mchecked)
+			next_member(s);
+		if (s->zend)
+			return 0;
+		if ((rc = member_room(s)) < 0 || (rc == 0 && gz_inflate(s) < 0))
+			return -1;
 	}
-	return 0;
 }
 
 static ssize_t fill(scan_src *s, char *dst, size_t n)
@@ -279,6 +328,9 @@ void scan_src_close(scan_src *s)
 	s->fd = -1;
 	free(s->buf);
 	free(s->zin);
+	free(s->member);
 	s->buf = NULL;
 	s->zin = NULL;
+	s->member = NULL;
+	s->mlen = s->mpos = s->mcap = 0;
 }

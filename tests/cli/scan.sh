@@ -108,6 +108,39 @@ expect_exit 1 "truncated gzip" -- "$BIN" scan "$TMP/cut.gz" "$FX/opensmtpd.log"
 expect_err "cut.gz: truncated gzip data" "truncated gzip named"
 expect_lines 7 "the other input is still read" out
 
+# A corrupt gzip member: an error and none of its records (they are held until
+# the member's CRC and length check). Big enough that inflate hands out output
+# long before it reaches the damage.
+flip() { # FILE OFFSET: replace the byte at OFFSET by its complement
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf "\\$(printf %o $((255 - b)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+awk 'BEGIN { for (i = 1; i <= 30000; i++) printf "Mar  3 09:00:01 mx1 postfix/smtp[2103]: 611B2C3D5E: to=<u%d@example.org>, relay=mx.example.org[203.0.113.5]:25, delay=0.5, delays=0/0/0.2/0.3, dsn=2.0.0, status=sent (250 2.0.0 Ok)\n", i }' |
+	gzip -c >"$TMP/many.gz"
+size=$(wc -c <"$TMP/many.gz")
+cp "$TMP/many.gz" "$TMP/flip.gz"
+flip "$TMP/flip.gz" $((size / 2))
+cp "$TMP/many.gz" "$TMP/crc.gz"
+flip "$TMP/crc.gz" $((size - 8))
+expect_exit 0 "the gzip before damage" -- "$BIN" scan --summary "$TMP/many.gz"
+expect_out '^  delivery lines: 30000 ' "all its records"
+expect_exit 1 "a byte flipped in the compressed data" -- "$BIN" scan "$TMP/flip.gz" "$FX/opensmtpd.log"
+expect_err "flip.gz: corrupt gzip data" "corrupt gzip named"
+expect_lines 7 "no record of the corrupt member, the other input read" out
+expect_exit 1 "a bad CRC in the trailer" -- "$BIN" scan "$TMP/crc.gz"
+expect_err "crc.gz: corrupt gzip data \\(incorrect data check\\)" "bad CRC named"
+expect_lines 0 "no record of a member whose CRC fails" out
+expect_lines 1 "one error line" err
+cat "$TMP/a.gz" "$TMP/crc.gz" >"$TMP/two-members.gz"
+expect_exit 1 "a good member, then a corrupt one" -- "$BIN" scan "$TMP/two-members.gz"
+"$BIN" scan "$FX/postfix.log" >"$TMP/postfix.jsonl" 2>/dev/null
+expect_same "the good member's records, none of the corrupt one's" "$TMP/out" "$TMP/postfix.jsonl"
+expect_exit 1 "--summary over a corrupt member" -- "$BIN" scan --summary "$TMP/two-members.gz" "$FX/opensmtpd.log"
+expect_out '^lines read: +38$' "summary: lines of the good member and the other input only"
+expect_out '^inputs: +2 \(1 could not be read\)$' "summary: the corrupt input counted as failed"
+expect_exit 1 "--summary --format json over a corrupt member" -- "$BIN" scan --summary --format json "$TMP/crc.gz"
+expect_out '^\{"lines":0,"delivery":0,"skipped":0,"malformed":0,"overlimit":0,"inputs":1,"failed_inputs":1,"records":0,' "json summary: nothing read, one failed input"
+
 "$BIN" scan "$FX/postfix.log" "$FX/exim_mainlog" "$FX/sendmail.log" "$FX/opensmtpd.log" "$FX/syslog-forms.log" >"$TMP/seq.jsonl" 2>/dev/null
 expect_exit 0 "-j 3 over five logs" -- "$BIN" scan -j 3 "$FX/postfix.log" "$FX/exim_mainlog" "$FX/sendmail.log" "$FX/opensmtpd.log" "$FX/syslog-forms.log"
 expect_same "-j keeps each input's output whole and in order" "$TMP/out" "$TMP/seq.jsonl"
