@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "smtpdiag.h"
+#include "verdict_paths.h"
 
 #define T_MAX 4096 /* bytes of a DSN or log line built here */
 
@@ -170,20 +171,6 @@ static void take(got *g, const char *reason, int hard, int retry, const char *ad
 	g->retry = retry;
 }
 
-/* The status in a reply, else the class's X.0.0 as a DSN and Postfix write it. */
-static void status_of(const char *reply, char *out, size_t n)
-{
-	const char *p = strchr(reply, ' ');
-	int k = 0;
-
-	snprintf(out, n, "%c.0.0", reply[0]);
-	if (!p || !(p[1] == '4' || p[1] == '5') || p[2] != '.')
-		return;
-	while (p[1 + k] && p[1 + k] != ' ')
-		k++;
-	snprintf(out, n, "%.*s", k, p + 1);
-}
-
 static void by_explain(const char *reply, got *g)
 {
 	smtpdiag_explanation *e = NULL;
@@ -199,21 +186,12 @@ static void by_explain(const char *reply, got *g)
 
 static void by_decode(smtpdiag_decoder *d, const char *reply, got *g)
 {
-	char msg[T_MAX], st[16];
+	char msg[T_MAX];
 	smtpdiag_error err = { 0, "" };
 	const smtpdiag_fact *f;
 	int n;
 
-	status_of(reply, st, sizeof(st));
-	snprintf(msg, sizeof(msg),
-		 "From: MAILER-DAEMON@relay.example.com\nTo: sender@example.com\n"
-		 "Subject: Undelivered Mail Returned to Sender\nMIME-Version: 1.0\n"
-		 "Content-Type: multipart/report; report-type=delivery-status; boundary=\"b1\"\n\n"
-		 "--b1\nContent-Type: text/plain\n\nYour message could not be delivered.\n\n"
-		 "--b1\nContent-Type: message/delivery-status\n\nReporting-MTA: dns; relay.example.com\n\n"
-		 "Final-Recipient: rfc822; user@example.org\nAction: %s\nStatus: %s\n"
-		 "Remote-MTA: dns; mx.example.org\nDiagnostic-Code: smtp; %s (in reply to RCPT TO command)\n\n--b1--\n",
-		 reply[0] == '4' ? "delayed" : "failed", st, reply);
+	vp_dsn(reply, msg, sizeof(msg));
 	n = smtpdiag_decode(d, msg, strlen(msg), NULL, &err);
 	if (n != 1)
 		fail_msg("decode '%s': %d facts %s", reply, n, err.message);
@@ -223,16 +201,11 @@ static void by_decode(smtpdiag_decoder *d, const char *reply, got *g)
 
 static void by_scan(smtpdiag_scanner *s, const char *reply, got *g)
 {
-	char line[T_MAX], st[16];
+	char line[T_MAX];
 	const smtpdiag_logrec *r;
 	int n;
 
-	status_of(reply, st, sizeof(st));
-	snprintf(line, sizeof(line),
-		 "Mar  3 09:00:00 relay postfix/smtp[2101]: 3F2A1B2C3D: to=<user@example.org>, "
-		 "relay=mx.example.org[192.0.2.7]:25, delay=1.2, delays=0.1/0/0.5/0.6, dsn=%s, "
-		 "status=%s (host mx.example.org[192.0.2.7] said: %s (in reply to RCPT TO command))",
-		 st, reply[0] == '4' ? "deferred" : "bounced", reply);
+	vp_logline(reply, line, sizeof(line));
 	n = smtpdiag_scan_line(s, line, strlen(line));
 	if (n != 1)
 		fail_msg("scan '%s': %d records", reply, n);

@@ -247,9 +247,13 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
 		step(v, "status:%s (system storage) -> systemfull", ev->status);
 		return SD_R_systemfull;
 	}
-	if (decided(r))
+	if (decided(r) && v->by != SD_BY_STATUS)
 		return r;
-	if ((r = vendor_reason(v)) >= 0)
+	/* a provider's row says what its own text means; that outranks what the
+	 * status, the reply code or the MTA's action imply on their own */
+	if (vendor_reason(v) >= 0)
+		return sd_reason_index(v->vendor->reason);
+	if (decided(r))
 		return r;
 	v->by = SD_BY_STATUS;
 	if ((r = status_implies(ev)) >= 0) {

@@ -113,6 +113,30 @@ static int ends_with(const char *s, size_t n, const char *suffix, size_t k)
 	return n >= k && sd_memcaseeq(s + n - k, suffix, k);
 }
 
+/* A reply pasted on its own names no host, but providers sign their replies:
+ * Google ends each with "- gsmtp", others quote their own help pages. With no
+ * host at all, the signature in the text chooses the vocabulary. */
+static const struct {
+	int cls;
+	const char *sig;
+} rh_sigs[] = {
+	{ RH_GOOGLE, "- gsmtp" }, { RH_GOOGLE, "support.google.com/" },
+	{ RH_MICROSOFT, ".protection.outlook.com" }, { RH_MICROSOFT, "sender.office.com" },
+	{ RH_APPLE, "support.apple.com/" }, { RH_MIMECAST, "community.mimecast.com/" },
+	{ RH_TENCENT, "service.mail.qq.com/" }, { RH_TENCENT, "service.exmail.qq.com/" },
+	{ RH_ZOHO, "zoho.com/mail/" }, { RH_MESSAGELABS, ".messagelabs.com" },
+};
+
+static int rh_signed(const sd_vd_in *in)
+{
+	if (in->destination[0] || in->rhost[0] || in->lhost[0])
+		return RH_NONE;
+	for (size_t i = 0; i < sizeof(rh_sigs) / sizeof(rh_sigs[0]); i++)
+		if (has(in->lc, in->diagn, rh_sigs[i].sig))
+			return rh_sigs[i].cls;
+	return RH_NONE;
+}
+
 static int rh_class(const sd_vd_in *in)
 {
 	const size_t nh = sizeof(rh_hosts) / sizeof(rh_hosts[0]);
@@ -128,7 +152,7 @@ static int rh_class(const sd_vd_in *in)
 			if (ends_with(h, hn, rh_hosts[i].host, rh_hosts[i].len))
 				return rh_hosts[i].cls;
 	}
-	return RH_NONE;
+	return rh_signed(in);
 }
 
 /* Does the entry's code agree with the verdict's status and reply code? */
