@@ -127,11 +127,25 @@ static void test_sha1(void **state)
 	sd_sha1 s;
 
 	(void)state;
+	/* lengths at the padding's edges: 55, 56 and 64 bytes of 'a' */
+	static const struct {
+		size_t n;
+		const char *hex;
+	} edge[] = {
+		{ 55, "c1c8bbdc22796e28c0e15163d20899b65621d65a" },
+		{ 56, "c2db330f6083854c99d4b5bfb6e8f29f201be699" },
+		{ 64, "0098ba824b5c16427bd7a1122a5a442a25ec644d" },
+	};
+
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		sd_sha1_hex(t[i].in, strlen(t[i].in), hex);
 		assert_string_equal(hex, t[i].hex);
 	}
 	memset(chunk, 'a', sizeof(chunk));
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		sd_sha1_hex(chunk, edge[i].n, hex);
+		assert_string_equal(hex, edge[i].hex);
+	}
 	sd_sha1_init(&s);
 	for (size_t done = 0, k = 1; done < 1000000; done += k, k = k % 997 + 1) {
 		if (k > 1000000 - done)

@@ -13,44 +13,41 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* f and K of round t (FIPS 180-4 4.1.1 and 4.2.1). */
-static uint32_t round_f(unsigned t, uint32_t b, uint32_t c, uint32_t d, uint32_t *k)
-{
-	if (t < 20) {
-		*k = 0x5a827999u;
-		return (b & c) | (~b & d);
-	}
-	if (t < 40) {
-		*k = 0x6ed9eba1u;
-		return b ^ c ^ d;
-	}
-	if (t < 60) {
-		*k = 0x8f1bbcdcu;
-		return (b & c) | (b & d) | (c & d);
-	}
-	*k = 0xca62c1d6u;
-	return b ^ c ^ d;
-}
+/* One round: T = ROTL5(a) + f(b,c,d) + e + K + W[t], then the shift of the
+ * working variables (FIPS 180-4 6.1.2 step 3). */
+#define SHA1_ROUND(f, k, t)                                               \
+	do {                                                              \
+		uint32_t tmp_ = rol(a, 5) + (f) + e + (k) + w[t];         \
+		e = d;                                                    \
+		d = c;                                                    \
+		c = rol(b, 30);                                           \
+		b = a;                                                    \
+		a = tmp_;                                                 \
+	} while (0)
 
+/* The four 20-round stages with their f and K (4.1.1, 4.2.1). */
 static void block(sd_sha1 *s, const unsigned char *p)
 {
-	uint32_t w[80], v[5], k, tmp;
+	uint32_t w[80], a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
+	unsigned t;
 
-	for (unsigned t = 0; t < 16; t++)
+	for (t = 0; t < 16; t++)
 		w[t] = be32(p + 4 * t);
-	for (unsigned t = 16; t < 80; t++)
+	for (; t < 80; t++)
 		w[t] = rol(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
-	memcpy(v, s->h, sizeof(v));
-	for (unsigned t = 0; t < 80; t++) {
-		tmp = rol(v[0], 5) + round_f(t, v[1], v[2], v[3], &k) + v[4] + k + w[t];
-		v[4] = v[3];
-		v[3] = v[2];
-		v[2] = rol(v[1], 30);
-		v[1] = v[0];
-		v[0] = tmp;
-	}
-	for (unsigned i = 0; i < 5; i++)
-		s->h[i] += v[i];
+	for (t = 0; t < 20; t++)
+		SHA1_ROUND((b & c) | (~b & d), 0x5a827999u, t);
+	for (; t < 40; t++)
+		SHA1_ROUND(b ^ c ^ d, 0x6ed9eba1u, t);
+	for (; t < 60; t++)
+		SHA1_ROUND((b & c) | (b & d) | (c & d), 0x8f1bbcdcu, t);
+	for (; t < 80; t++)
+		SHA1_ROUND(b ^ c ^ d, 0xca62c1d6u, t);
+	s->h[0] += a;
+	s->h[1] += b;
+	s->h[2] += c;
+	s->h[3] += d;
+	s->h[4] += e;
 }
 
 void sd_sha1_init(sd_sha1 *s)
@@ -87,14 +84,18 @@ void sd_sha1_update(sd_sha1 *s, const void *data, size_t len)
 void sd_sha1_final(sd_sha1 *s, unsigned char out[SD_SHA1_LEN])
 {
 	uint64_t bits = s->total * 8;
-	unsigned char len[8];
 
+	s->blk[s->fill++] = 0x80;
+	if (s->fill > 56) { /* no room for the length: one more block */
+		memset(s->blk + s->fill, 0, sizeof(s->blk) - s->fill);
+		block(s, s->blk);
+		s->fill = 0;
+	}
+	memset(s->blk + s->fill, 0, 56 - s->fill);
 	for (unsigned i = 0; i < 8; i++)
-		len[i] = (unsigned char)(bits >> (56 - 8 * i));
-	sd_sha1_update(s, "\x80", 1);
-	while (s->fill != 56)
-		sd_sha1_update(s, "", 1);
-	sd_sha1_update(s, len, 8);
+		s->blk[56 + i] = (unsigned char)(bits >> (56 - 8 * i));
+	block(s, s->blk);
+	s->fill = 0;
 	for (unsigned i = 0; i < 5; i++) {
 		out[4 * i] = (unsigned char)(s->h[i] >> 24);
 		out[4 * i + 1] = (unsigned char)(s->h[i] >> 16);
