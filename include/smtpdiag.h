@@ -229,7 +229,10 @@ typedef struct smtpdiag_fact {
 /* Decoder options. */
 enum {
 	SMTPDIAG_DECODE_DELIVERED = 1u << 0, /* also report successful deliveries */
-	SMTPDIAG_DECODE_VACATION = 1u << 1   /* also report auto-replies */
+	SMTPDIAG_DECODE_VACATION = 1u << 1,  /* also report auto-replies */
+	SMTPDIAG_DECODE_DELAYED = 1u << 2    /* also report delay warnings: records whose
+						action is delayed (RFC 3464: the MTA
+						will still try), not expired ones */
 };
 
 typedef struct smtpdiag_decoder smtpdiag_decoder;

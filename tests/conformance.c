@@ -4,7 +4,8 @@
  *        (default ../shared/corpus/set-of-emails and its sibling extra/)
  *
  * Decodes every email of CORPUS_DIR/maildir/bsd (mbox files message by message)
- * with the delivered and vacation verdicts on, and compares with gold.tsv by the
+ * with the delivered, vacation and delay-warning verdicts on (the gold holds
+ * delay warnings: the reference decoder reports them by default), and compares with gold.tsv by the
  * corpus README's rules: rows match by (file, recipient) ignoring case, or by
  * (file, index) where the gold recipient is empty; reason, replycode and
  * hardbounce must be equal; status must be equal except where the gold status
@@ -509,7 +510,7 @@ int main(int argc, char **argv)
 	}
 	load_registered(corpus);
 	load_known("tests/conformance-known.tsv");
-	d = smtpdiag_decoder_new(SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION);
+	d = smtpdiag_decoder_new(SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION | SMTPDIAG_DECODE_DELAYED);
 	if (!d) {
 		fprintf(stderr, "conformance: cannot create a decoder\n");
 		return 2;

@@ -9,7 +9,7 @@
 #include "opts.h"
 #include "tally.h"
 
-enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_END };
+enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_END };
 
 static const cli_opt opts[] = {
 	[D_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -19,6 +19,8 @@ static const cli_opt opts[] = {
 			"read = bounces + non-bounces + errors" },
 	[D_DELIVERED] = { "delivered", 0, CLI_FLAG, NULL, "also report successful-delivery notifications" },
 	[D_VACATION] = { "vacation", 0, CLI_FLAG, NULL, "also report auto-replies (RFC 3834)" },
+	[D_DELAYED] = { "delayed", 0, CLI_FLAG, NULL,
+			"also report delay warnings (the MTA still retries)" },
 	[D_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -133,6 +135,9 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		break;
 	case D_VACATION:
 		r->flags |= SMTPDIAG_DECODE_VACATION;
+		break;
+	case D_DELAYED:
+		r->flags |= SMTPDIAG_DECODE_DELAYED;
 		break;
 	}
 	return -1;

@@ -128,12 +128,15 @@ static int decode_one(smtpdiag_decoder *d, const char *msg, size_t len, const ch
 static unsigned decode_flags(hreq *r)
 {
 	const char *dv = req_arg(r, "delivered"), *va = req_arg(r, "vacation");
+	const char *dl = req_arg(r, "delayed");
 	unsigned f = 0;
 
 	if (dv && strcmp(dv, "0") && strcmp(dv, "false"))
 		f |= SMTPDIAG_DECODE_DELIVERED;
 	if (va && strcmp(va, "0") && strcmp(va, "false"))
 		f |= SMTPDIAG_DECODE_VACATION;
+	if (dl && strcmp(dl, "0") && strcmp(dl, "false"))
+		f |= SMTPDIAG_DECODE_DELAYED;
 	return f;
 }
 

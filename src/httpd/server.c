@@ -40,7 +40,7 @@ void httpd_config_init(httpd_config *c)
 
 /* ---- per-thread decoders ---- */
 
-#define NDEC 4 /* one per combination of the two decode flags */
+#define NDEC 8 /* one per combination of the three decode flags */
 static pthread_key_t dec_key;
 
 static void dec_free(void *p)

@@ -77,6 +77,7 @@ static const struct {
 } counts[] = {
 	{ "postfix-dsn.eml", 2 }, { "qmail.eml", 2 }, { "opensmtpd.eml", 2 }, { "sendmail.eml", 1 },
 	{ "exim.eml", 1 }, { "not-failure-notice.eml", 0 }, { "not-postfix.eml", 0 },
+	{ "opensmtpd-delay.eml", 0 }, /* a delay notice: reported only when asked */
 };
 
 static char *load(const char *name, size_t *n)
@@ -168,6 +169,21 @@ static void test_counts(void **state)
 		if (n != counts[i].n)
 			fail_msg("%s: %d verdicts, want %d", counts[i].file, n, counts[i].n);
 	}
+	smtpdiag_decoder_free(d);
+}
+
+/* OpenSMTPD's delay notice, asked for: the record of its text. */
+static void test_delay_notice(void **state)
+{
+	smtpdiag_decoder *d = smtpdiag_decoder_new(SMTPDIAG_DECODE_DELAYED);
+	const smtpdiag_fact *f;
+
+	(void)state;
+	assert_int_equal(decode_file(d, "opensmtpd-delay.eml"), 1);
+	f = smtpdiag_decoder_fact(d, 0);
+	check_str("opensmtpd-delay.eml", "recipient", "wendy@busy.example", f->recipient);
+	check_str("opensmtpd-delay.eml", "replycode", "421", f->replycode);
+	check_str("opensmtpd-delay.eml", "status", "4.3.2", f->deliverystatus);
 	smtpdiag_decoder_free(d);
 }
 
@@ -277,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_stated_reasons),
 		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_delay_notice),
 		cmocka_unit_test(test_line_ends),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_many_recipients),

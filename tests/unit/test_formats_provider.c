@@ -39,6 +39,11 @@ static const want cases[] = {
 	{ "exchange2003.eml", 0, "tora@example.com", NULL, "", "000C05A6", "userunknown", "exchange2003" },
 	{ "exchange2007.eml", 0, "kuma@example.org", "5.1.1", "550", "RESOLVER.ADR.RecipNotFound", "userunknown",
 	  "exchange2007" },
+	/* the same report in German and French: the headings in the sender's language */
+	{ "exchange2007-de.eml", 0, "bernd@kunde.example", "5.1.1", "550", "Recipient address rejected",
+	  "userunknown", "exchange2007" },
+	{ "exchange2007-fr.eml", 0, "didier@plein.example", "5.2.2", "552", "mailbox full", "mailboxfull",
+	  "exchange2007" },
 	{ "office365.eml", 0, "shika@contoso.example.com", "5.1.10", "550", "RecipientNotFound", "userunknown",
 	  "office365" },
 	{ "outlook.eml", 0, "saru@example.net", "5.5.0", "554", "domain is not reachable", "hostunknown", "outlook" },

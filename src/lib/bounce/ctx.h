@@ -26,6 +26,8 @@ typedef struct sd_rcpt {
 	sd_str feedbacktype;   /* ARF Feedback-Type */
 	int reason;            /* a reason the module knows for sure, else -1 */
 	int pending;           /* the report is a warning: delivery is still being tried */
+	int notice;            /* a delay notice whose text is read as a failure (the
+				  verdict is unchanged); reported only when asked */
 	const char *decodedby; /* module name; decode.c fills it when NULL */
 } sd_rcpt;
 

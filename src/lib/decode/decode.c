@@ -87,7 +87,15 @@ static int run_formats(sd_ctx *c)
 	return 0;
 }
 
-static int want(const sd_ctx *c, const smtpdiag_fact *f)
+/* A warning, not a failure: the record's Action: is delayed (RFC 3464 2.3.3:
+ * the MTA will continue to try) or its module read a warning. A record the
+ * MTA gave up on is no warning, whatever action its text implies. */
+static int is_warning(const sd_rcpt *r)
+{
+	return r->pending || r->notice || sd_str_caseeq(sd_trim(r->action), "delayed");
+}
+
+static int want(const sd_ctx *c, const sd_rcpt *r, const smtpdiag_fact *f)
 {
 	if (!f->recipient[0] && !f->reason[0])
 		return 0;
@@ -97,6 +105,8 @@ static int want(const sd_ctx *c, const smtpdiag_fact *f)
 		return (c->flags & SMTPDIAG_DECODE_DELIVERED) != 0;
 	if (!strcmp(f->reason, "vacation"))
 		return (c->flags & SMTPDIAG_DECODE_VACATION) != 0;
+	if (is_warning(r))
+		return (c->flags & SMTPDIAG_DECODE_DELAYED) != 0;
 	return 1;
 }
 
@@ -161,7 +171,7 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 		sd_ctx_find_original(&c, SD_NULLSTR);
 	for (size_t i = 0; i < c.nrcpt; i++) {
 		sd_fact_fill(&c, &c.rcpts[i], &d->facts[d->nfacts], origin);
-		if (want(&c, &d->facts[d->nfacts]))
+		if (want(&c, &c.rcpts[i], &d->facts[d->nfacts]))
 			d->nfacts++;
 	}
 	return (int)d->nfacts;
@@ -221,7 +231,7 @@ int sd_decode_peek(const char *p, size_t n, const smtpdiag_fact **f)
 
 	*f = NULL;
 	if (!peek_dec)
-		peek_dec = smtpdiag_decoder_new(0);
+		peek_dec = smtpdiag_decoder_new(SMTPDIAG_DECODE_DELAYED);
 	if (!peek_dec)
 		return SMTPDIAG_ENOMEM;
 	rc = smtpdiag_decode(peek_dec, p, n, NULL, NULL);

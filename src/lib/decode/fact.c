@@ -11,7 +11,9 @@
 #include "kb/kb.h"
 #include "smtp/reply.h"
 #include "verdict/engine.h"
+#include "core/sha1.h"
 
+#include <stdio.h>
 #include <strings.h>
 
 #define FACT_MAX_DIAG (64u << 10) /* bytes of diagnostic text a verdict keeps */
@@ -516,6 +518,43 @@ static void finish(fact_work *w, smtpdiag_fact *f, int reason)
 				   w->diag.n < FACT_ISSUE_TEXT ? w->diag.n : FACT_ISSUE_TEXT, NULL);
 }
 
+/* Feed s to the hash, ASCII lowercased. */
+static void sha1_lower(sd_sha1 *h, const char *s)
+{
+	char tmp[64];
+	size_t k = 0;
+
+	for (; *s; s++) {
+		tmp[k++] = (char)sd_tolower((unsigned char)*s);
+		if (k == sizeof(tmp)) {
+			sd_sha1_update(h, tmp, k);
+			k = 0;
+		}
+	}
+	sd_sha1_update(h, tmp, k);
+}
+
+/* Sisimai's token: the SHA-1 hex of STX addresser RS recipient RS epoch ETX,
+ * both addresses lowercased; empty when either address is. */
+static const char *make_token(sd_arena *a, const smtpdiag_fact *f)
+{
+	char epoch[24], *out;
+	sd_sha1 h;
+	int n;
+
+	if (!f->addresser[0] || !f->recipient[0] || !(out = sd_arena_alloc(a, SD_SHA1_HEX)))
+		return "";
+	n = snprintf(epoch, sizeof(epoch), "\x1e%lld\x03", (long long)f->timestamp);
+	sd_sha1_init(&h);
+	sd_sha1_update(&h, "\x02", 1);
+	sha1_lower(&h, f->addresser);
+	sd_sha1_update(&h, "\x1e", 1);
+	sha1_lower(&h, f->recipient);
+	sd_sha1_update(&h, epoch, (size_t)n);
+	sd_sha1_final_hex(&h, out);
+	return out;
+}
+
 void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *origin)
 {
 	fact_work w;
@@ -545,6 +584,6 @@ void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *ori
 	f->origin = origin ? sd_arena_strndup(c->a, origin, strlen(origin)) : "";
 	if (!f->origin)
 		f->origin = "";
-	f->token = "";
 	set_time(c, r, f);
+	f->token = make_token(c->a, f);
 }

@@ -9,12 +9,37 @@
  *   #550 5.1.1 RESOLVER.ADR.RecipNotFound; not found ##
  *
  *   Original message headers:
+ *
+ * The headings are Exchange's own in the sender's language (Microsoft's
+ * localized NDR documentation: "Diagnoseinformationen für Administratoren",
+ * "Generierender Server", "Ursprüngliche Nachrichtenkopfzeilen", ...).
  */
 #include "decode/formats/prov.h"
 #include "smtp/reply.h"
 
-#define EX_START "Diagnostic information for administrators:"
-#define EX_ORIG "Original message headers:"
+/* "Diagnostic information for administrators:" */
+static const char *const ex_admin[] = {
+	"Diagnostic information for administrators",          /* en */
+	"Diagnoseinformationen für Administratoren",          /* de */
+	"Informations de diagnostic pour les administrateurs", /* fr */
+	"Información de diagnóstico para administradores",    /* es */
+	"Informazioni di diagnostica per gli amministratori",  /* it */
+	"Diagnostisk information för administratörer",        /* sv */
+	NULL,
+};
+
+/* "Generating server: host" */
+static const char *const ex_server[] = {
+	"Generating server", "Generierender Server", "Serveur de génération",
+	"Servidor de generación", "Server di generazione", "Genererande server", NULL,
+};
+
+/* "Original message headers:" */
+static const char *const ex_orig[] = {
+	"Original message headers", "Ursprüngliche Nachrichtenkopfzeilen",
+	"En-têtes de message d'origine", "Encabezados del mensaje original",
+	"Intestazioni originali del messaggio", "Ursprungshuvuden", NULL,
+};
 
 /* Exchange's NDR codes and the reasons they state. */
 static const pv_phrase ex_ndr[] = {
@@ -68,9 +93,28 @@ static int code_line(sd_str line)
 	return sd_find_codes(line.p, line.n, f, 2) && f[0].replycode >= 400 && f[0].status.text[0];
 }
 
+sd_str pv_exchange_admin(sd_str body)
+{
+	for (int i = 0; ex_admin[i]; i++) {
+		sd_str t = pv_after_line(body, ex_admin[i]);
+		if (t.p)
+			return t;
+	}
+	return SD_NULLSTR;
+}
+
+/* "Generating server: host" in any language -> host; SD_NULLSTR if not one. */
+static sd_str server_line(sd_str t)
+{
+	for (int i = 0; ex_server[i]; i++)
+		if (mta_starts(t, ex_server[i]))
+			return sd_trim(mta_after(t, ":"));
+	return SD_NULLSTR;
+}
+
 static void ex_text(sd_ctx *c, sd_str body)
 {
-	sd_str text = pv_cut(mta_after(body, EX_START), (const char *const[]){ EX_ORIG, NULL }), line;
+	sd_str text = pv_cut(pv_exchange_admin(body), ex_orig), line;
 	sd_str lhost = SD_NULLSTR;
 	size_t pos = 0;
 	sd_rcpt *r = NULL;
@@ -78,8 +122,9 @@ static void ex_text(sd_ctx *c, sd_str body)
 
 	while (text.p && n++ < PV_MAX_LINES && sd_next_line(text, &pos, &line)) {
 		sd_str t = sd_trim(line);
-		if (mta_starts(t, "Generating server:"))
-			lhost = sd_trim(mta_after(t, "Generating server:"));
+		sd_str host = server_line(t);
+		if (host.p)
+			lhost = host;
 		else if (mta_is_addr(mta_before(t, "<mailto:")) && (r = pv_rcpt(c, mta_before(t, "<mailto:"))))
 			r->lhost = lhost;
 		else if (r && code_line(t))
@@ -104,8 +149,11 @@ int pv_exchange_ndr(sd_ctx *c)
 		mta_take_codes(c->a, r, r->diagnostic);
 		r->reason = pv_phrase_find(r->diagnostic, ex_ndr);
 	}
-	if (c->nrcpt > from)
-		pv_original(c, body, EX_ORIG);
+	for (int i = 0; c->nrcpt > from && ex_orig[i]; i++)
+		if (pv_after_line(body, ex_orig[i]).p) {
+			pv_original(c, body, ex_orig[i]);
+			break;
+		}
 	return (int)(c->nrcpt - from);
 }
 
@@ -113,7 +161,7 @@ int sd_fmt_exchange2007(sd_ctx *c)
 {
 	if (!is_exchange2007(c))
 		return 0;
-	if (!mta_part(c, "message/delivery-status") && !mta_has(mta_body(c), EX_START))
+	if (!mta_part(c, "message/delivery-status") && !pv_exchange_admin(mta_body(c)).p)
 		return 0;
 	return pv_exchange_ndr(c);
 }

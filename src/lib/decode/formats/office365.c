@@ -23,8 +23,7 @@ int sd_fmt_office365(sd_ctx *c)
 	if (!is_office365(c))
 		return 0;
 	body = mta_body(c);
-	if (!mta_part(c, "message/delivery-status") &&
-	    !mta_has(body, "Diagnostic information for administrators:"))
+	if (!mta_part(c, "message/delivery-status") && !pv_exchange_admin(body).p)
 		return 0;
 	return pv_exchange_ndr(c);
 }

@@ -7,7 +7,9 @@
  *         Below is a copy of the original message:
  * Newer versions add a message/delivery-status part with a generic status;
  * the text line is what the bounce says, so the text is read. The relay's own
- * failure strings (smtpd/mta.c, queue.c) name the reason. */
+ * failure strings (smtpd/mta.c, queue.c) name the reason. The delay notice
+ * ("A message is delayed for more than 4 hours ...", "this is only a temporary
+ * failure report") has the same layout: its records are warnings. */
 #include "decode/formats/mta.h"
 
 static const struct {
@@ -33,6 +35,7 @@ static const struct {
 };
 
 #define OSMTPD_START "    This is the MAILER-DAEMON, please DO NOT REPLY to this"
+#define OSMTPD_DELAY "this is only a temporary failure report"
 
 static int is_opensmtpd(const sd_ctx *c)
 {
@@ -86,5 +89,8 @@ int sd_fmt_opensmtpd(sd_ctx *c)
 			break;
 		n += add_line(c, line);
 	}
+	if (n && mta_contains(body, OSMTPD_DELAY))
+		for (size_t i = c->nrcpt - (size_t)n; i < c->nrcpt; i++)
+			c->rcpts[i].notice = c->rcpts[i].reason != SD_R_expired; /* gave up: no warning */
 	return n;
 }

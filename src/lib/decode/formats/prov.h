@@ -49,5 +49,8 @@ int pv_united_internet(sd_ctx *c);
  * administrators:"; reasons from the NDR codes (RESOLVER.ADR.RecipNotFound, ...).
  * Defined in exchange2007.c. */
 int pv_exchange_ndr(sd_ctx *c);
+/* The text after the heading "Diagnostic information for administrators:" (in
+ * any language Exchange writes it), SD_NULLSTR when there is none. */
+sd_str pv_exchange_admin(sd_str body);
 
 #endif
