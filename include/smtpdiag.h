@@ -230,9 +230,9 @@ typedef struct smtpdiag_fact {
 enum {
 	SMTPDIAG_DECODE_DELIVERED = 1u << 0, /* also report successful deliveries */
 	SMTPDIAG_DECODE_VACATION = 1u << 1,  /* also report auto-replies */
-	SMTPDIAG_DECODE_DELAYED = 1u << 2    /* also report delay warnings: records whose
+	SMTPDIAG_DECODE_NO_DELAYED = 1u << 2 /* leave out delay warnings: records whose
 						action is delayed (RFC 3464: the MTA
-						will still try), not expired ones */
+						will still try); expired ones stay */
 };
 
 typedef struct smtpdiag_decoder smtpdiag_decoder;

@@ -510,7 +510,7 @@ int main(int argc, char **argv)
 	}
 	load_registered(corpus);
 	load_known("tests/conformance-known.tsv");
-	d = smtpdiag_decoder_new(SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION | SMTPDIAG_DECODE_DELAYED);
+	d = smtpdiag_decoder_new(SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION);
 	if (!d) {
 		fprintf(stderr, "conformance: cannot create a decoder\n");
 		return 2;

@@ -6,5 +6,5 @@ set -x
 "$BIN" explain --json "552 4.3.1"
 "$BIN" explain --text "550 5.1.1 <nobody@example.org>: Recipient address rejected: User unknown"
 "$BIN" decode samples/
-"$BIN" decode --delayed --format text samples/
-"$BIN" decode --delayed --summary samples/
+"$BIN" decode --format text samples/
+"$BIN" decode --summary samples/

@@ -19,8 +19,8 @@ static const cli_opt opts[] = {
 			"read = bounces + non-bounces + errors" },
 	[D_DELIVERED] = { "delivered", 0, CLI_FLAG, NULL, "also report successful-delivery notifications" },
 	[D_VACATION] = { "vacation", 0, CLI_FLAG, NULL, "also report auto-replies (RFC 3834)" },
-	[D_DELAYED] = { "delayed", 0, CLI_FLAG, NULL,
-			"also report delay warnings (the MTA still retries)" },
+	[D_DELAYED] = { "no-delayed", 0, CLI_FLAG, NULL,
+			"leave out delay warnings (the MTA still retries; reported by default)" },
 	[D_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -137,7 +137,7 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		r->flags |= SMTPDIAG_DECODE_VACATION;
 		break;
 	case D_DELAYED:
-		r->flags |= SMTPDIAG_DECODE_DELAYED;
+		r->flags |= SMTPDIAG_DECODE_NO_DELAYED;
 		break;
 	}
 	return -1;

@@ -135,8 +135,8 @@ static unsigned decode_flags(hreq *r)
 		f |= SMTPDIAG_DECODE_DELIVERED;
 	if (va && strcmp(va, "0") && strcmp(va, "false"))
 		f |= SMTPDIAG_DECODE_VACATION;
-	if (dl && strcmp(dl, "0") && strcmp(dl, "false"))
-		f |= SMTPDIAG_DECODE_DELAYED;
+	if (dl && (!strcmp(dl, "0") || !strcmp(dl, "false")))
+		f |= SMTPDIAG_DECODE_NO_DELAYED;
 	return f;
 }
 

@@ -429,7 +429,7 @@ static void fact_card(smtpdiag_buf *b, const smtpdiag_fact *f)
 /* Decode the text as one email or an mbox; one card per fact. Returns the facts. */
 static size_t decode_cards(smtpdiag_buf *b, const char *text, size_t len)
 {
-	smtpdiag_decoder *d = thread_decoder(SMTPDIAG_DECODE_DELAYED); /* a pasted warning is shown */
+	smtpdiag_decoder *d = thread_decoder(0); /* a pasted warning is shown */
 	smtpdiag_error err = { 0, "" };
 	size_t pos = 0, mlen, total = 0;
 	const char *m = text;

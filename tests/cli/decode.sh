@@ -13,16 +13,16 @@ expect_out '"advice":"suppress-recipient"' "advice"
 expect_out '"addresser":"newsletter@example.net"' "addresser from the returned headers"
 expect_out '"origin":"samples/bounces/postfix-userunknown.eml"' "origin is the path"
 
-expect_exit 0 "decode a 4xx delay" -- "$BIN" decode --delayed samples/bounces/exchange-431.eml
-expect_lines 1 "a delay warning when asked" out
+expect_exit 0 "decode a 4xx delay" -- "$BIN" decode samples/bounces/exchange-431.eml
+expect_lines 1 "a delay warning by default" out
 expect_out '"action":"delayed"' "the MTA still tries"
 expect_out '"replycode":"431"' "431 kept as sent"
 expect_out '"retry":true' "a 431 is retried"
 expect_out '"hardbounce":false' "a 431 is no hard bounce"
 expect_out '"nonstandard-reply-code"' "431 flagged"
 
-expect_exit 0 "a delay warning unasked" -- "$BIN" decode samples/bounces/exchange-431.eml
-expect_lines 0 "no verdict for a warning without --delayed" out
+expect_exit 0 "a delay warning left out" -- "$BIN" decode --no-delayed samples/bounces/exchange-431.eml
+expect_lines 0 "no verdict for a warning with --no-delayed" out
 
 # Sisimai's token: SHA-1 of STX addresser RS recipient RS epoch ETX, lowercased
 tok=$(printf '\002newsletter@example.net\036nobody@example.org\0361793664761\003' | sha1sum | cut -c1-40)
@@ -43,7 +43,7 @@ expect_out '"origin":"-:2"' "stdin mbox origin"
 expect_exit 0 "a non-bounce gives nothing" -- "$BIN" decode samples/not-a-bounce.eml
 expect_lines 0 "no output for a non-bounce" out
 
-expect_exit 0 "summary over the samples" -- "$BIN" decode --delayed --summary samples
+expect_exit 0 "summary over the samples" -- "$BIN" decode --summary samples
 expect_out '^inputs: +5$' "5 inputs"
 expect_out '^  bounces: +4$' "4 bounces"
 expect_out '^  non-bounces: +1$' "1 non-bounce"
@@ -73,7 +73,7 @@ mkdir -p "$TMP/md/cur" "$TMP/md/new" "$TMP/md/tmp"
 cp samples/bounces/postfix-userunknown.eml "$TMP/md/cur/1.eml"
 cp samples/bounces/exchange-431.eml "$TMP/md/new/2.eml"
 printf 'half-written' >"$TMP/md/tmp/3.eml"
-expect_exit 0 "a Maildir: cur and new, not tmp" -- "$BIN" decode --delayed "$TMP/md"
+expect_exit 0 "a Maildir: cur and new, not tmp" -- "$BIN" decode "$TMP/md"
 expect_lines 2 "two verdicts from the Maildir" out
 
 tr '\n' '\r' <samples/bounces/postfix-userunknown.eml >"$TMP/cr.eml"

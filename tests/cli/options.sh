@@ -16,7 +16,7 @@ usage_error() {
 }
 
 # --- "--" ends the options
-expect_exit 0 "decode -- samples" -- "$BIN" decode --delayed -- samples
+expect_exit 0 "decode -- samples" -- "$BIN" decode -- samples
 expect_lines 4 "decode -- samples: four verdicts" out
 expect_exit 0 "explain -- 431" -- "$BIN" explain --json -- 431
 expect_out '"replycode":"431"' "explain -- 431: the code after --"

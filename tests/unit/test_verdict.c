@@ -236,7 +236,7 @@ static int right(const got *g, const verdict *w)
 
 static void test_same_verdict(void **state)
 {
-	smtpdiag_decoder *d = smtpdiag_decoder_new(SMTPDIAG_DECODE_DELAYED); /* 4xx: Action: delayed */
+	smtpdiag_decoder *d = smtpdiag_decoder_new(0); /* 4xx: Action: delayed */
 	smtpdiag_scanner *s = smtpdiag_scanner_new(SMTPDIAG_SCAN_UTC);
 	int bad = 0;
 

@@ -106,7 +106,7 @@ static int want(const sd_ctx *c, const sd_rcpt *r, const smtpdiag_fact *f)
 	if (!strcmp(f->reason, "vacation"))
 		return (c->flags & SMTPDIAG_DECODE_VACATION) != 0;
 	if (is_warning(r))
-		return (c->flags & SMTPDIAG_DECODE_DELAYED) != 0;
+		return (c->flags & SMTPDIAG_DECODE_NO_DELAYED) == 0;
 	return 1;
 }
 
@@ -231,7 +231,7 @@ int sd_decode_peek(const char *p, size_t n, const smtpdiag_fact **f)
 
 	*f = NULL;
 	if (!peek_dec)
-		peek_dec = smtpdiag_decoder_new(SMTPDIAG_DECODE_DELAYED);
+		peek_dec = smtpdiag_decoder_new(0);
 	if (!peek_dec)
 		return SMTPDIAG_ENOMEM;
 	rc = smtpdiag_decode(peek_dec, p, n, NULL, NULL);
