@@ -100,7 +100,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALLCFLAGS) -Wno-missing-prototypes $< -o $@ $(STATIC) -lcmocka $(LDLIBS)
 
-tests: $(TEST_BIN) $(BIN)
+# Misbehaving HTTP clients for the serve tests and the soak bench (loopback only).
+$(BUILD)/tests/hostile: tests/hostile.c
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) $< -o $@ -lpthread
+
+tests: $(TEST_BIN) $(BIN) $(BUILD)/tests/hostile
 
 # The test command of the README.
 check: deps

@@ -22,16 +22,25 @@ static const char help[] =
 	"                      (loopback); port 0 picks a free one (default 127.0.0.1:8025)\n"
 	"  --max-body BYTES    largest request body; larger gets 413 (default 10M)\n"
 	"  --max-header BYTES  request line and headers; larger gets 431 (default 16K)\n"
-	"  --max-conn N        open connections at most (default 1024)\n"
-	"  --timeout SECONDS   close a connection idle this long; a request body must\n"
-	"                      arrive within 6 times this (default 10)\n"
-	"  --threads N         worker threads (default 2)\n"
+	"  --max-body-total BYTES  request bodies held at once, all requests together;\n"
+	"                      past it a request gets 503 and Retry-After (default 64M)\n"
+	"  --max-conn N        open connections at most, within the open-file limit\n"
+	"                      (default 16384)\n"
+	"  --max-conn-per-ip N open connections from one address; more are closed at\n"
+	"                      once (default 0: no limit)\n"
+	"  --timeout SECONDS   close a connection idle this long (default 10)\n"
+	"  --request-timeout SECONDS  cut a request not fully sent (headers and body)\n"
+	"                      this long after it began (default 30)\n"
+	"  --threads N         connection threads, and as many handler threads (default 2)\n"
+	"  --user NAME         after binding, drop root and run as this user\n"
 	"  --quiet             no access log\n"
 	"  -h, --help          this help\n"
 	"\n"
 	"BYTES may end in K or M. One access-log line per request goes to stderr (Common\n"
 	"Log Format, then the time taken). SIGINT or SIGTERM stops the server after the\n"
-	"requests in flight (at most 3 seconds).\n"
+	"requests in flight (at most 3 seconds; a handler still running then is left to\n"
+	"the exit). A warning goes to stderr when the server listens beyond loopback or\n"
+	"runs as root without --user.\n"
 	"Exit status: 0 stopped by a signal, 2 bad usage or cannot listen, 3 internal failure.\n";
 
 static int usage_error(const char *msg, const char *arg)
@@ -103,6 +112,14 @@ int cmd_serve(int argc, char **argv)
 		} else if ((v = opt_value(argc, argv, &i, "--max-header", &missing))) {
 			if (!(c.max_header = parse_size(v, 1024, (size_t)1 << 20)))
 				return usage_error("--max-header wants a size from 1K to 1M, not", v);
+		} else if ((v = opt_value(argc, argv, &i, "--max-body-total", &missing))) {
+			if (!(c.max_body_total = parse_size(v, 1024, (size_t)1 << 34)))
+				return usage_error("--max-body-total wants a size from 1K to 16384M, not", v);
+		} else if ((v = opt_value(argc, argv, &i, "--max-conn-per-ip", &missing))) {
+			if (strcmp(v, "0") && !(c.max_conn_per_ip = (unsigned)parse_size(v, 1, 100000)))
+				return usage_error("--max-conn-per-ip wants a number from 0 to 100000, not", v);
+			if (!strcmp(v, "0"))
+				c.max_conn_per_ip = 0;
 		} else if ((v = opt_value(argc, argv, &i, "--max-conn", &missing))) {
 			if (!(n = parse_size(v, 1, 100000)))
 				return usage_error("--max-conn wants a number from 1 to 100000, not", v);
@@ -111,6 +128,14 @@ int cmd_serve(int argc, char **argv)
 			if (!(n = parse_size(v, 1, 3600)))
 				return usage_error("--timeout wants seconds from 1 to 3600, not", v);
 			c.timeout = (unsigned)n;
+		} else if ((v = opt_value(argc, argv, &i, "--request-timeout", &missing))) {
+			if (!(n = parse_size(v, 1, 3600)))
+				return usage_error("--request-timeout wants seconds from 1 to 3600, not", v);
+			c.request_timeout = (unsigned)n;
+		} else if ((v = opt_value(argc, argv, &i, "--user", &missing))) {
+			if (!*v)
+				return usage_error("--user wants a user name", NULL);
+			c.user = v;
 		} else if ((v = opt_value(argc, argv, &i, "--threads", &missing))) {
 			if (!(n = parse_size(v, 1, 64)))
 				return usage_error("--threads wants a number from 1 to 64, not", v);
@@ -123,6 +148,8 @@ int cmd_serve(int argc, char **argv)
 		if (missing)
 			return usage_error("missing value for", a);
 	}
+	if (c.max_body_total < c.max_body)
+		return usage_error("--max-body-total must be at least --max-body", NULL);
 	if (httpd_mhd_load(err, sizeof(err)) < 0) {
 		cli_err("serve: %s", err);
 		return EXIT_FAIL_;
