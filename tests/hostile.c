@@ -39,6 +39,7 @@
 #define IO_TIMEOUT_MS 5000   /* a load request not answered by then is a timeout */
 #define BUF 65536
 #define TICK_MS 100
+#define QUIET_MS 500         /* idle before closing at the end of a run */
 
 static unsigned short port;
 
@@ -238,7 +239,9 @@ static int hold_run(hold *h, double seconds)
 		hold_look(h);
 		if (!h->reopen && h->cut + (unsigned long)closed >= (unsigned long)h->n)
 			break; /* the server closed them all */
-		if (h->mode != M_IDLE && now_ms() >= next) {
+		/* nothing sent in the last QUIET_MS: libmicrohttpd 0.9.75 may miss a close
+		 * that comes in the same read as data, until its idle timeout */
+		if (h->mode != M_IDLE && now_ms() >= next && now_ms() < end - QUIET_MS) {
 			for (int i = 0; i < h->n; i++)
 				if (h->fd[i] >= 0)
 					hold_step(h, i);
