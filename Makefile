@@ -143,7 +143,7 @@ run: deps $(BIN)
 	@sh tools/run-samples.sh $(BIN)
 
 BENCH_SRC = $(sort $(wildcard bench/*.c))
-bench: $(BIN)
+bench: $(BIN) $(BUILD)/tests/hostile
 	@BENCH=1 sh tools/install-deps.sh
 	@for b in bench/*.sh; do [ -f "$$b" ] && BUILD=$(BUILD) sh $$b; done; true
 
