@@ -249,6 +249,11 @@ static int hold_run(hold *h, double seconds)
 		}
 	}
 	printf("cut %lu\n", h->cut);
+	for (int i = 0; i < h->n; i++)
+		if (h->fd[i] >= 0)
+			close(h->fd[i]);
+	free(h->fd);
+	free(h->sent);
 	return 0;
 }
 
