@@ -100,7 +100,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALLCFLAGS) -Wno-missing-prototypes $< -o $@ $(STATIC) -lcmocka $(LDLIBS)
 
-tests: $(TEST_BIN) $(BIN)
+# Misbehaving HTTP clients for the serve tests and the soak bench (loopback only).
+$(BUILD)/tests/hostile: tests/hostile.c
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) $< -o $@ -lpthread
+
+tests: $(TEST_BIN) $(BIN) $(BUILD)/tests/hostile
 
 # The test command of the README.
 check: deps
@@ -138,7 +143,7 @@ run: deps $(BIN)
 	@sh tools/run-samples.sh $(BIN)
 
 BENCH_SRC = $(sort $(wildcard bench/*.c))
-bench: $(BIN)
+bench: $(BIN) $(BUILD)/tests/hostile
 	@BENCH=1 sh tools/install-deps.sh
 	@for b in bench/*.sh; do [ -f "$$b" ] && BUILD=$(BUILD) sh $$b; done; true
 

@@ -29,16 +29,8 @@ work=$(mktemp -d)
 pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 
-"$BIN" serve --listen 127.0.0.1:0 --threads "$THREADS" 2>"$work/access.log" &
-pid=$!
-port=""
-i=0
-while [ -z "$port" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$work/access.log")
-	i=$((i + 1))
-done
-[ -n "$port" ] || { echo "bench/serve: server did not start"; cat "$work/access.log"; exit 1; }
+. "$(dirname "$0")/lib/serve-start.sh"
+serve_start "$work/access.log" --threads "$THREADS"
 base="http://127.0.0.1:$port"
 
 # the mixed run's paths: each code and pair of the index, and statuses no cache slot keeps

@@ -7,7 +7,10 @@
 #include "opts.h"
 #include "../httpd/httpd.h"
 
-enum { V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_CONN, V_TIMEOUT, V_THREADS, V_QUIET, V_END };
+enum {
+	V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_BODY_TOTAL, V_MAX_CONN, V_MAX_CONN_PER_IP, V_TIMEOUT,
+	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_END
+};
 
 static const cli_opt opts[] = {
 	[V_LISTEN] = { "listen", 0, CLI_VALUE, "ADDR",
@@ -16,11 +19,20 @@ static const cli_opt opts[] = {
 	[V_MAX_BODY] = { "max-body", 0, CLI_VALUE, "BYTES", "largest request body; larger gets 413 (default 10M)" },
 	[V_MAX_HEADER] = { "max-header", 0, CLI_VALUE, "BYTES",
 			   "request line and headers; larger gets 431 (default 16K)" },
-	[V_MAX_CONN] = { "max-conn", 0, CLI_VALUE, "N", "open connections at most (default 1024)" },
-	[V_TIMEOUT] = { "timeout", 0, CLI_VALUE, "SECONDS",
-			"close a connection idle this long; a request body must arrive within 6 "
-			"times this (default 10)" },
-	[V_THREADS] = { "threads", 0, CLI_VALUE, "N", "worker threads (default 2)" },
+	[V_MAX_BODY_TOTAL] = { "max-body-total", 0, CLI_VALUE, "BYTES",
+			       "request bodies held at once, all requests together; past it a request "
+			       "gets 503 and Retry-After (default 64M)" },
+	[V_MAX_CONN] = { "max-conn", 0, CLI_VALUE, "N",
+			 "open connections at most, within the open-file limit (default 16384)" },
+	[V_MAX_CONN_PER_IP] = { "max-conn-per-ip", 0, CLI_VALUE, "N",
+				"open connections from one address; more are closed at once (default 0: "
+				"no limit)" },
+	[V_TIMEOUT] = { "timeout", 0, CLI_VALUE, "SECONDS", "close a connection idle this long (default 10)" },
+	[V_REQUEST_TIMEOUT] = { "request-timeout", 0, CLI_VALUE, "SECONDS",
+				"cut a request not fully sent (headers and body) this long after it "
+				"began (default 30)" },
+	[V_THREADS] = { "threads", 0, CLI_VALUE, "N", "connection threads, and as many handler threads (default 2)" },
+	[V_USER] = { "user", 0, CLI_VALUE, "NAME", "after binding, drop root and run as this user" },
 	[V_QUIET] = { "quiet", 0, CLI_FLAG, NULL, "no access log" },
 	[V_END] = { NULL, 0, 0, NULL, NULL }
 };
@@ -38,7 +50,9 @@ static const cli_cmd serve_cmd = {
 	"  /api/v1/codes      the index (JSON)       /healthz   liveness (JSON)\n",
 	"BYTES may end in K or M. One access-log line per request goes to stderr (Common\n"
 	"Log Format, then the time taken). SIGINT or SIGTERM stops the server after the\n"
-	"requests in flight (at most 3 seconds).\n"
+	"requests in flight (at most 3 seconds; a handler still running then is left to\n"
+	"the exit). A warning goes to stderr when the server listens beyond loopback or\n"
+	"runs as root without --user.\n"
 	"Exit status: 0 stopped by a signal, 2 bad usage or cannot listen, 3 internal failure.\n",
 	opts, 0
 };
@@ -72,10 +86,25 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		return set_size(p, &c->max_body, 1, (size_t)1 << 30, "a size from 1 to 1G");
 	case V_MAX_HEADER:
 		return set_size(p, &c->max_header, 1024, (size_t)1 << 20, "a size from 1K to 1M");
+	case V_MAX_BODY_TOTAL:
+		return set_size(p, &c->max_body_total, 1024, (size_t)1 << 34, "a size from 1K to 16384M");
 	case V_MAX_CONN:
 		return set_unsigned(p, &c->max_conn, 1, 100000, "a number from 1 to 100000");
+	case V_MAX_CONN_PER_IP:
+		if (!strcmp(p->value, "0")) {
+			c->max_conn_per_ip = 0;
+			break;
+		}
+		return set_unsigned(p, &c->max_conn_per_ip, 1, 100000, "a number from 0 to 100000");
 	case V_TIMEOUT:
 		return set_unsigned(p, &c->timeout, 1, 3600, "seconds from 1 to 3600");
+	case V_REQUEST_TIMEOUT:
+		return set_unsigned(p, &c->request_timeout, 1, 3600, "seconds from 1 to 3600");
+	case V_USER:
+		if (!p->value[0])
+			return cli_bad_value(p, "a user name");
+		c->user = p->value;
+		break;
 	case V_THREADS:
 		return set_unsigned(p, &c->threads, 1, 64, "a number from 1 to 64");
 	case V_QUIET:
@@ -96,6 +125,8 @@ int cmd_serve(int argc, char **argv)
 		return rc;
 	if (first < argc)
 		return cli_usage(&serve_cmd, "unexpected operand '%s'", argv[first]);
+	if (c.max_body_total < c.max_body)
+		return cli_usage(&serve_cmd, "--max-body-total must be at least --max-body");
 	if (httpd_mhd_load(err, sizeof(err)) < 0) {
 		cli_err("serve: %s", err);
 		return EXIT_FAIL_;

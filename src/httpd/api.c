@@ -60,7 +60,10 @@ static enum MHD_Result explain_reply(hreq *r, const char *q, size_t n, const cha
 	smtpdiag_buf b = { 0 };
 	struct MHD_Response *resp;
 	size_t len;
-	int rc = explain_query(q, n, mode, &e, &err);
+	int rc;
+
+	OFFLOAD(r);
+	rc = explain_query(q, n, mode, &e, &err);
 
 	if (rc < 0)
 		return reply_error(r, status_of(rc), err.message[0] ? err.message : smtpdiag_strerror(rc));
@@ -82,6 +85,7 @@ enum MHD_Result api_explain(hreq *r)
 	int hit;
 
 	if (r->method == HM_POST) {
+		OFFLOAD(r); /* before the form is decoded in place */
 		const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 		char *q = r->body;
 		size_t n = r->blen;
@@ -142,7 +146,7 @@ static unsigned decode_flags(hreq *r)
 
 enum MHD_Result api_decode(hreq *r)
 {
-	smtpdiag_decoder *d = thread_decoder(decode_flags(r));
+	smtpdiag_decoder *d;
 	smtpdiag_error err = { 0, "" };
 	smtpdiag_buf b = { 0 };
 	size_t nfacts = 0, pos = 0, mlen;
@@ -150,6 +154,8 @@ enum MHD_Result api_decode(hreq *r)
 	int rc = 0, bad = 0, msgs = 0;
 	char origin[32];
 
+	OFFLOAD(r);
+	d = thread_decoder(decode_flags(r));
 	if (!d)
 		return reply_error(r, 503, "cannot create a decoder");
 	if (!r->blen)

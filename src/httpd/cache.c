@@ -33,8 +33,8 @@ int cache_reply(hreq *r, const char *key)
 	slot *s;
 	int hit = 0;
 
-	if (strlen(key) >= CACHE_KEY)
-		return 0;
+	if (strlen(key) >= CACHE_KEY || r->in_job)
+		return 0; /* a job would hold the lock while it hands the response over */
 	s = &slots[hash(key)];
 	pthread_mutex_lock(&lock);
 	if (s->resp && !strcmp(s->key, key)) {

@@ -8,9 +8,12 @@
 #define HTTPD_LISTEN "127.0.0.1:8025"
 #define HTTPD_MAX_BODY ((size_t)10 << 20)  /* request body */
 #define HTTPD_MAX_HEADER ((size_t)16 << 10) /* request line and headers */
-#define HTTPD_MAX_CONN 1024u                /* open connections */
+#define HTTPD_MAX_CONN 16384u               /* open connections (less if the fd limit is lower) */
+#define HTTPD_MAX_CONN_PER_IP 0u            /* open connections from one address; 0: no limit */
+#define HTTPD_MAX_BODY_TOTAL ((size_t)64 << 20) /* request bodies held at once, all requests */
 #define HTTPD_TIMEOUT 10u                   /* seconds a connection may idle */
-#define HTTPD_THREADS 2u                    /* worker threads */
+#define HTTPD_REQUEST_TIMEOUT 30u           /* seconds to send a whole request (headers and body) */
+#define HTTPD_THREADS 2u                    /* connection threads, and as many handler threads */
 #define HTTPD_CACHE_SLOTS 512u              /* rendered pages kept */
 
 typedef struct httpd_config {
@@ -18,15 +21,20 @@ typedef struct httpd_config {
 	size_t max_body;
 	size_t max_header;
 	unsigned max_conn;
-	unsigned timeout;    /* idle seconds; a request body must arrive in 6x this */
+	unsigned max_conn_per_ip; /* 0: no limit */
+	size_t max_body_total; /* bytes of request bodies held at once, all requests */
+	unsigned timeout;    /* idle seconds */
+	unsigned request_timeout; /* seconds from the first byte of a request to its last */
 	unsigned threads;
+	const char *user;    /* drop root for this user after binding; NULL: stay */
 	int access_log;      /* one line per request on stderr */
 } httpd_config;
 
 void httpd_config_init(httpd_config *c);
 
 /* Serve until SIGINT or SIGTERM, then finish the requests in flight (for at most
- * a few seconds) and return 0. Returns -1 when the server cannot start; the
+ * a few seconds; a handler still running then is left to the process exit) and
+ * return 0. Returns -1 when the server cannot start; the
  * reason is in err. Log lines go to stderr. */
 int httpd_run(const httpd_config *c, char *err, size_t errlen);
 

@@ -2,6 +2,8 @@
 #ifndef SMTPDIAG_HTTPD_INT_H
 #define SMTPDIAG_HTTPD_INT_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 #include <microhttpd.h>
@@ -26,6 +28,20 @@ typedef struct hreq {
 	int route;                /* index in the route table, -1 for none */
 	int started;
 	int over;                 /* body over max_body: discarded, answered 413 */
+	int full;                 /* bodies over max_body_total: discarded, answered 503 */
+	int close;                /* answer with Connection: close */
+	int retry_after;          /* answer with Retry-After (seconds) */
+	struct hconn *hc;         /* its connection (guard.c); NULL if untracked */
+	/* the handler pool (jobs.c) */
+	int job;                  /* sent to the pool: the next call takes the response */
+	int in_job;               /* the handler runs on a pool thread */
+	atomic_int refs;          /* the connection and, while it runs, the job */
+	pthread_mutex_t lock;     /* pending, queued: between the job and the connection */
+	pthread_cond_t cond;
+	struct MHD_Response *pending; /* the response handed to the connection thread */
+	int pstatus;
+	int queued;               /* the connection thread queued it; qret is the result */
+	enum MHD_Result qret;
 	int status;               /* answered status, 0 before */
 	uint64_t bytes;           /* body bytes answered */
 	size_t hsize;             /* bytes of the request line and headers */
@@ -62,6 +78,10 @@ enum MHD_Result reply_error(hreq *r, int status, const char *msg);
 enum MHD_Result reply_405(hreq *r, unsigned allowed);
 /* Value of a query argument, or NULL. */
 const char *req_arg(hreq *r, const char *name);
+/* 503 with Retry-After: too much is held or queued right now. */
+enum MHD_Result reply_busy(hreq *r, const char *msg);
+/* Drop a reference to r; the last one frees it. */
+void hreq_release(hreq *r);
 /* Is this request for the JSON API? */
 int req_is_api(const hreq *r);
 /* A decoder of this thread for these flags (never freed by the caller). */
@@ -116,5 +136,54 @@ int cache_reply(hreq *r, const char *key);
 /* Keep resp under key (takes a reference) and answer r with it. */
 enum MHD_Result cache_put_reply(hreq *r, const char *key, int status, struct MHD_Response *resp, size_t len);
 void cache_clear(void);
+
+/* ---- guard (guard.c): deadlines, framing, the body account ---- */
+struct hconn;
+/* MHD_OPTION_NOTIFY_CONNECTION: track each connection and its request deadline. */
+void guard_on_conn(void *cls, struct MHD_Connection *conn, void **ctx, enum MHD_ConnectionNotificationCode code);
+/* Start the watchdog that cuts requests past request_timeout; 0 or -1. */
+int guard_start(const httpd_config *c);
+void guard_stop(void);
+struct hconn *guard_conn(struct MHD_Connection *conn);
+/* The request is read (no deadline now) / answered (the next one has one). */
+void guard_request_read(struct hconn *h);
+void guard_request_done(struct hconn *h);
+/* Was this connection cut by the watchdog? */
+int guard_was_cut(const struct hconn *h);
+/* NULL when Content-Length and Transfer-Encoding frame the body unambiguously,
+ * else why not. */
+const char *guard_framing(struct MHD_Connection *conn);
+/* Reserve n more body bytes against max_body_total: 0, or -1 when full. */
+int guard_body_take(size_t n);
+void guard_body_give(size_t n);
+/* Would n more bytes fit now? */
+int guard_body_room(size_t n);
+
+/* ---- the handler pool (jobs.c) ---- */
+int jobs_start(unsigned threads);
+/* No new jobs from now on; how many are still queued or running. */
+unsigned jobs_close(void);
+/* Stop and join the pool; only when jobs_close() said 0. */
+void jobs_stop(void);
+/* On a connection thread: suspend the connection, run the handler on the pool. */
+enum MHD_Result job_submit(hreq *r);
+/* On a connection thread, after the resume: queue the response the job handed over. */
+enum MHD_Result job_resumed(hreq *r);
+/* On a pool thread: hand resp to the connection thread and wait until it is queued. */
+enum MHD_Result job_handover(hreq *r, int status, struct MHD_Response *resp);
+/* In a handler, before the work that calls the library: on a connection thread
+ * send the request to the pool, where the handler runs again from its start
+ * (what comes before OFFLOAD must not change the request). */
+#define OFFLOAD(r) do { if (!(r)->in_job) return job_submit(r); } while (0)
+
+/* ---- listening and privileges (listen.c) ---- */
+/* Open, bind and listen; where gets "HOST:PORT". Returns the socket or -1. */
+int listen_open(const char *spec, char *err, size_t errlen, char *where, size_t wcap);
+/* Raise the soft limit of open files to the hard one; returns the soft limit. */
+unsigned long listen_fd_limit(void);
+/* Warn on stderr about what an operator should know: beyond loopback, root. */
+void listen_warn(int fd, const char *where, const char *user);
+/* Become user (groups, gid, uid) and check root cannot come back; 0 or -1. */
+int listen_drop(const char *user, char *err, size_t errlen);
 
 #endif

@@ -28,6 +28,8 @@ static struct {
 	struct MHD_Response *(*from_buffer_free)(size_t, void *, MHD_ContentReaderFreeCallback);
 	void (*destroy)(struct MHD_Response *);
 	enum MHD_Result (*add_header)(struct MHD_Response *, const char *, const char *);
+	void (*suspend)(struct MHD_Connection *);
+	void (*resume)(struct MHD_Connection *);
 } mhd;
 
 static int sym(void *lib, const char *name, void *fp, char *err, size_t errlen)
@@ -61,7 +63,9 @@ int httpd_mhd_load(char *err, size_t errlen)
 	    sym(lib, "MHD_create_response_from_buffer", &mhd.from_buffer, err, errlen) ||
 	    sym(lib, "MHD_create_response_from_buffer_with_free_callback", &mhd.from_buffer_free, err, errlen) ||
 	    sym(lib, "MHD_destroy_response", &mhd.destroy, err, errlen) ||
-	    sym(lib, "MHD_add_response_header", &mhd.add_header, err, errlen)) {
+	    sym(lib, "MHD_add_response_header", &mhd.add_header, err, errlen) ||
+	    sym(lib, "MHD_suspend_connection", &mhd.suspend, err, errlen) ||
+	    sym(lib, "MHD_resume_connection", &mhd.resume, err, errlen)) {
 		dlclose(lib);
 		return -1;
 	}
@@ -135,4 +139,14 @@ void MHD_destroy_response(struct MHD_Response *r)
 enum MHD_Result MHD_add_response_header(struct MHD_Response *r, const char *header, const char *content)
 {
 	return mhd.add_header(r, header, content);
+}
+
+void MHD_suspend_connection(struct MHD_Connection *c)
+{
+	mhd.suspend(c);
+}
+
+void MHD_resume_connection(struct MHD_Connection *c)
+{
+	mhd.resume(c);
 }

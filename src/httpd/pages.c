@@ -262,6 +262,7 @@ enum MHD_Result page_code(hreq *r)
 	snprintf(key, sizeof(key), "c:%s", q);
 	if ((hit = cache_reply(r, key)) != 0)
 		return hit > 0 ? MHD_YES : MHD_NO;
+	OFFLOAD(r);
 	if ((rc = smtpdiag_explain(q, strlen(q), SMTPDIAG_EXPLAIN_CODE, &e, &err)) < 0) {
 		char msg[320];
 		snprintf(msg, sizeof(msg), "No page for this code: %s.", err.message[0] ? err.message : smtpdiag_strerror(rc));
@@ -513,6 +514,8 @@ enum MHD_Result page_analyze(hreq *r)
 	char *text = NULL;
 	size_t len = 0, facts;
 
+	if (r->method == HM_POST)
+		OFFLOAD(r);
 	if (r->method == HM_POST && !(text = form_field(r->body, r->blen, "text", &len)))
 		return reply_error(r, 400, "The form has no text field.");
 	page_begin(&b, text ? "Analysis" : "Analyze a bounce", NULL);

@@ -128,6 +128,7 @@ enum MHD_Result page_index(hreq *r)
 		return reply_shared(r, 200, shared[S_INDEX], shared_len[S_INDEX]);
 	if (q && strlen(q) > 200)
 		return reply_error(r, 400, "search text too long (200 characters at most)");
+	OFFLOAD(r);
 	render_index(&b, q, f);
 	return reply_buf(r, 200, "text/html; charset=utf-8", &b);
 }

@@ -1,14 +1,16 @@
-/* server.c - smtpdiag serve on libmicrohttpd: listening, limits, the request
- * lifecycle, responses with the security headers, the access log, shutdown.
+/* server.c - smtpdiag serve on libmicrohttpd: limits, the request lifecycle,
+ * responses with the security headers, the access log, start and shutdown.
  *
- * Threads: MHD's internal pool (cfg->threads, epoll). Each request is one hreq,
- * made when its request line arrives (URI log callback) and freed after its log
- * line (completed callback). Bodies are read into memory up to max_body; a
- * Content-Length over it is answered 413 before the body is read. */
+ * Threads: MHD's internal pool (cfg->threads, epoll) reads and writes the
+ * connections and answers what is cheap; the handler pool (jobs.c, as many
+ * threads) runs what calls the library; a watchdog (guard.c) cuts requests past
+ * their deadline. Each request is one hreq, made when its request line arrives
+ * (URI log callback) and released after its log line (completed callback).
+ * Bodies are read into memory up to max_body, and all of them together up to
+ * max_body_total; a Content-Length over either is answered before the body is
+ * read. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,8 +24,8 @@
 #include "httpd_int.h"
 
 #define HTTPD_DRAIN_MS 3000    /* how long shutdown waits for requests in flight */
-#define HTTPD_BODY_DEADLINE 6u /* a body must arrive within this many idle timeouts */
-#define HTTPD_BACKLOG 1024
+#define HTTPD_FD_SPARE 64      /* descriptors kept for other uses than connections */
+#define HTTPD_RETRY_AFTER "5"  /* seconds, in a 503 */
 
 static const char csp[] = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -33,7 +35,11 @@ void httpd_config_init(httpd_config *c)
 	c->max_body = HTTPD_MAX_BODY;
 	c->max_header = HTTPD_MAX_HEADER;
 	c->max_conn = HTTPD_MAX_CONN;
+	c->max_conn_per_ip = HTTPD_MAX_CONN_PER_IP;
+	c->max_body_total = HTTPD_MAX_BODY_TOTAL;
 	c->timeout = HTTPD_TIMEOUT;
+	c->request_timeout = HTTPD_REQUEST_TIMEOUT;
+	c->user = NULL;
 	c->threads = HTTPD_THREADS;
 	c->access_log = 1;
 }
@@ -84,6 +90,8 @@ enum MHD_Result reply_shared(hreq *r, int status, struct MHD_Response *resp, siz
 {
 	r->status = status;
 	r->bytes = len;
+	if (r->in_job)
+		return job_handover(r, status, resp);
 	return MHD_queue_response(r->conn, (unsigned)status, resp);
 }
 
@@ -130,6 +138,10 @@ enum MHD_Result reply_buf(hreq *r, int status, const char *ctype, smtpdiag_buf *
 	reply_headers(resp, ctype);
 	if (r->method == HM_POST || req_is_api(r))
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (r->close)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	if (r->retry_after)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, HTTPD_RETRY_AFTER);
 	ret = reply_shared(r, status, resp, len);
 	MHD_destroy_response(resp);
 	return ret;
@@ -152,6 +164,12 @@ enum MHD_Result reply_error(hreq *r, int status, const char *msg)
 	}
 	page_error(&b, status, msg);
 	return reply_buf(r, status, "text/html; charset=utf-8", &b);
+}
+
+enum MHD_Result reply_busy(hreq *r, const char *msg)
+{
+	r->retry_after = 1;
+	return reply_error(r, 503, msg);
 }
 
 enum MHD_Result reply_405(hreq *r, unsigned allowed)
@@ -197,6 +215,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	r->cfg = cls;
 	r->conn = conn;
 	r->route = -1;
+	atomic_init(&r->refs, 1);
+	r->hc = guard_conn(conn);
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	snprintf(r->uri, sizeof(r->uri), "%s", uri ? uri : "");
 	r->hsize = uri ? strlen(uri) + 16 : 16; /* the request line */
@@ -239,12 +259,15 @@ static int type_ok(hreq *r, int kind)
 static enum MHD_Result start_body(hreq *r, const route *rt)
 {
 	const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	unsigned long long n = cl ? strtoull(cl, NULL, 10) : 0;
 	char msg[128];
 
-	if (cl && strtoull(cl, NULL, 10) > r->cfg->max_body) {
+	if (n > r->cfg->max_body) {
 		snprintf(msg, sizeof(msg), "request body over the limit of %zu bytes", r->cfg->max_body);
 		return reply_error(r, 413, msg);
 	}
+	if (n && !guard_body_room((size_t)n))
+		return reply_busy(r, "too many request bodies held right now; try again shortly");
 	if (!type_ok(r, rt->body))
 		return reply_error(r, 415, rt->body == HB_FORM ? "send the form as application/x-www-form-urlencoded"
 				   : rt->body == HB_MAIL ? "send the email as message/rfc822, application/mbox or text/plain"
@@ -263,16 +286,23 @@ static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind, const
 
 /* The first call, headers read: check what can be checked. MHD closes the
  * connection after a response queued now, so only a request whose body we
- * refuse (404, 405, 413, 415 to a POST) is answered at once; the rest waits for
- * the next call and keeps its connection alive. */
+ * refuse (ambiguous framing, 404, 405, 413, 415, 503 to a POST) is answered at
+ * once; the rest waits for the next call and keeps its connection alive. */
 static enum MHD_Result start(hreq *r, const char *url, const char *method, const char *version)
 {
 	const route *rt;
+	const char *bad;
 
 	r->started = 1;
 	snprintf(r->mname, sizeof(r->mname), "%s", method);
 	snprintf(r->version, sizeof(r->version), "%s", version);
 	r->method = method_bit(method);
+	if ((bad = guard_framing(r->conn)) != NULL) {
+		char msg[96];
+		snprintf(msg, sizeof(msg), "ambiguous request framing: %s", bad);
+		r->close = 1;
+		return reply_error(r, 400, msg);
+	}
 	MHD_get_connection_values(r->conn, MHD_HEADER_KIND, add_header_size, r);
 	r->route = route_find(url);
 	if (r->method != HM_POST && r->method != HM_OTHER)
@@ -294,6 +324,7 @@ static enum MHD_Result finish(hreq *r)
 	const route *rt;
 	char msg[128];
 
+	guard_request_read(r->hc);
 	if (r->hsize > r->cfg->max_header)
 		return reply_error(r, 431, "request line and headers over the limit");
 	if (r->route < 0)
@@ -305,6 +336,8 @@ static enum MHD_Result finish(hreq *r)
 		snprintf(msg, sizeof(msg), "request body over the limit of %zu bytes", r->cfg->max_body);
 		return reply_error(r, 413, msg);
 	}
+	if (r->full)
+		return reply_busy(r, "too many request bodies held right now; try again shortly");
 	if (!r->body && !(r->body = calloc(1, 1)))
 		return MHD_NO;
 	return rt->fn(r);
@@ -318,31 +351,49 @@ static double elapsed(const hreq *r)
 	return (double)(now.tv_sec - r->t0.tv_sec) + (double)(now.tv_nsec - r->t0.tv_nsec) / 1e9;
 }
 
+/* Room for n more body bytes, within max_body (checked by the caller) and the
+ * bytes all requests may hold; 0 or -1. */
+static int body_grow(hreq *r, size_t n)
+{
+	size_t cap = r->bcap ? r->bcap : 16384, max = r->cfg->max_body;
+	char *p;
+
+	if (r->blen + n + 1 <= r->bcap)
+		return 0;
+	while (cap < r->blen + n + 1)
+		cap *= 2;
+	if (cap > max + 1)
+		cap = max + 1;
+	if (guard_body_take(cap - r->bcap) < 0) {
+		r->full = 1;
+		return 0;
+	}
+	if (!(p = realloc(r->body, cap))) {
+		guard_body_give(cap - r->bcap);
+		return -1;
+	}
+	r->body = p;
+	r->bcap = cap;
+	return 0;
+}
+
 static enum MHD_Result take_body(hreq *r, const char *data, size_t *size)
 {
 	size_t n = *size, max = r->cfg->max_body;
 
 	*size = 0;
-	if (elapsed(r) > (double)r->cfg->timeout * HTTPD_BODY_DEADLINE) {
+	if (elapsed(r) > (double)r->cfg->request_timeout) {
 		r->status = 408; /* for the log: too slow, the connection is cut */
 		return MHD_NO;
 	}
-	if (r->over || n > max - r->blen) {
-		r->over = 1;
+	if (r->over || r->full || n > max - r->blen) {
+		r->over |= !r->full;
 		return MHD_YES;
 	}
-	if (r->blen + n + 1 > r->bcap) {
-		size_t cap = r->bcap ? r->bcap : 16384;
-		char *p;
-		while (cap < r->blen + n + 1)
-			cap *= 2;
-		if (cap > max + 1)
-			cap = max + 1;
-		if (!(p = realloc(r->body, cap)))
-			return MHD_NO;
-		r->body = p;
-		r->bcap = cap;
-	}
+	if (body_grow(r, n) < 0)
+		return MHD_NO;
+	if (r->full)
+		return MHD_YES; /* discarded: answered 503 */
 	memcpy(r->body + r->blen, data, n);
 	r->blen += n;
 	r->body[r->blen] = '\0';
@@ -360,6 +411,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			return MHD_NO;
 		*ptr = r;
 	}
+	if (r->job)
+		return job_resumed(r);
 	if (!r->started)
 		return start(r, url, method, version);
 	if (*upsize)
@@ -369,8 +422,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	r->url = url;
 	return finish(r);
 }
-
-/* ---- the access log ---- */
 
 static size_t log_escape(char *out, size_t cap, const char *s)
 {
@@ -430,7 +481,8 @@ static void log_line(hreq *r, enum MHD_RequestTerminationCode toe)
 	snprintf(st, sizeof(st), r->status ? "%d" : "-", r->status);
 	n = snprintf(line, sizeof(line), "%s - - [%s] \"%s %s %s\" %s %llu %.3fms%s\n", ip, when,
 		     r->mname[0] ? r->mname : "-", uri, r->version[0] ? r->version : "-", st,
-		     (unsigned long long)r->bytes, elapsed(r) * 1e3, toe_name(toe));
+		     (unsigned long long)r->bytes, elapsed(r) * 1e3,
+		     toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && guard_was_cut(r->hc) ? " deadline" : toe_name(toe));
 	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
 		return;
 }
@@ -445,8 +497,8 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **ptr, enum MHD
 		return;
 	if (cfg->access_log)
 		log_line(r, toe);
-	free(r->body);
-	free(r);
+	guard_request_done(r->hc);
+	hreq_release(r);
 	*ptr = NULL;
 }
 
@@ -457,82 +509,19 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 	(void)cls;
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (n > 0 && strstr(msg, "detected connection closure"))
+		return; /* a client gone, or cut at its deadline: the access log says which */
 	while (n > 0 && (size_t)n < sizeof(msg) && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = '\0';
 	fprintf(stderr, "smtpdiag: serve: %s\n", msg);
-}
-
-/* ---- listening ---- */
-
-/* "HOST:PORT", "[V6]:PORT", ":PORT" (all addresses) or "PORT" (loopback). */
-static int split_listen(const char *spec, char *host, size_t hcap, char *port, size_t pcap)
-{
-	const char *colon;
-
-	if (spec[0] == '[') {
-		const char *end = strchr(spec, ']');
-		if (!end || end[1] != ':' || (size_t)(end - spec) > hcap)
-			return -1;
-		snprintf(host, hcap, "%.*s", (int)(end - spec - 1), spec + 1);
-		snprintf(port, pcap, "%s", end + 2);
-	} else if ((colon = strrchr(spec, ':')) != NULL) {
-		if ((size_t)(colon - spec) >= hcap || strchr(spec, ':') != colon)
-			return -1;
-		snprintf(host, hcap, "%.*s", (int)(colon - spec), spec);
-		snprintf(port, pcap, "%s", colon + 1);
-		if (!host[0])
-			snprintf(host, hcap, "0.0.0.0");
-	} else {
-		snprintf(host, hcap, "127.0.0.1");
-		snprintf(port, pcap, "%s", spec);
-	}
-	if (!port[0] || strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 || strtoul(port, NULL, 10) > 65535)
-		return -1;
-	return 0;
-}
-
-static int open_listener(const char *spec, char *err, size_t errlen, char *where, size_t wcap)
-{
-	char host[256], port[8], h[INET6_ADDRSTRLEN];
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	int fd, one = 1, rc;
-
-	if (split_listen(spec, host, sizeof(host), port, sizeof(port)) < 0) {
-		snprintf(err, errlen, "--listen: '%s' is not HOST:PORT, [IPV6]:PORT or PORT", spec);
-		return -1;
-	}
-	if ((rc = getaddrinfo(host, port, &hints, &ai)) != 0) {
-		snprintf(err, errlen, "--listen: %s: %s", host, gai_strerror(rc));
-		return -1;
-	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, HTTPD_BACKLOG) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
-		snprintf(err, errlen, "cannot listen on %s: %s", spec, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		freeaddrinfo(ai);
-		return -1;
-	}
-	freeaddrinfo(ai);
-	if (ss.ss_family == AF_INET6) {
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, h, sizeof(h));
-		snprintf(where, wcap, "[%s]:%u", h, ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
-	} else {
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, h, sizeof(h));
-		snprintf(where, wcap, "%s:%u", h, ntohs(((struct sockaddr_in *)&ss)->sin_port));
-	}
-	return fd;
 }
 
 /* ---- start and stop ---- */
 
 static struct MHD_Daemon *start_daemon(const httpd_config *c, int fd)
 {
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_USE_TURBO;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_USE_TURBO |
+			 MHD_ALLOW_SUSPEND_RESUME;
 	/* MHD's own limit (the pool also holds the parsed headers and the response
 	 * headers) sits well above ours, which start() checks and answers with 431 */
 	size_t mem = c->max_header * 2 + 4096;
@@ -544,10 +533,15 @@ static struct MHD_Daemon *start_daemon(const httpd_config *c, int fd)
 		{ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)mem, NULL },
 		{ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, (void *)c },
 		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_done, (void *)c },
-		{ c->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, c->threads, NULL },
-		{ MHD_OPTION_END, 0, NULL },
+		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)guard_on_conn, NULL },
+		{ MHD_OPTION_END, 0, NULL }, { MHD_OPTION_END, 0, NULL }, { MHD_OPTION_END, 0, NULL },
 	};
+	size_t n = 8; /* the first MHD_OPTION_END */
 
+	if (c->max_conn_per_ip)
+		ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT, c->max_conn_per_ip, NULL };
+	if (c->threads > 1)
+		ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, c->threads, NULL };
 #ifdef __linux__
 	flags |= MHD_USE_EPOLL;
 #endif
@@ -556,11 +550,13 @@ static struct MHD_Daemon *start_daemon(const httpd_config *c, int fd)
 }
 
 /* Stop taking connections, let the ones in flight finish (a second signal or
- * HTTPD_DRAIN_MS cuts it short), then stop. */
+ * HTTPD_DRAIN_MS cuts it short), then stop. A handler still running then
+ * (stuck in a loop, say) cannot be stopped: say so and leave it to the exit. */
 static void stop_daemon(struct MHD_Daemon *d, const sigset_t *sigs)
 {
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
 	int fd = MHD_quiesce_daemon(d);
+	unsigned left;
 
 	if (fd >= 0)
 		close(fd);
@@ -569,15 +565,66 @@ static void stop_daemon(struct MHD_Daemon *d, const sigset_t *sigs)
 		if (!di || di->num_connections == 0 || sigtimedwait(sigs, NULL, &tick) > 0)
 			break;
 	}
+	if ((left = jobs_close()) > 0) {
+		fprintf(stderr, "smtpdiag: serve: %u request%s still running after the drain: exiting anyway\n",
+			left, left == 1 ? "" : "s");
+		return;
+	}
 	MHD_stop_daemon(d);
+	jobs_stop();
+	cache_clear();
+	routes_free();
 }
 
-int httpd_run(const httpd_config *c, char *err, size_t errlen)
+/* Connections MHD may hold: what was asked, within the open-file limit. */
+static unsigned conn_limit(unsigned want)
 {
-	struct MHD_Daemon *d;
+	unsigned long files = listen_fd_limit();
+	unsigned long room = files > 2 * HTTPD_FD_SPARE ? files - HTTPD_FD_SPARE : HTTPD_FD_SPARE;
+
+	if (want <= room)
+		return want;
+	fprintf(stderr, "smtpdiag: serve: warning: %lu open files at most (ulimit -n): %lu connections, "
+		"not %u\n", files, room, want);
+	return (unsigned)room;
+}
+
+/* Listen, become --user, start the watchdog, the handler pool and MHD. */
+static struct MHD_Daemon *start_all(httpd_config *c, char *err, size_t errlen)
+{
+	struct MHD_Daemon *d = NULL;
 	char where[INET6_ADDRSTRLEN + 16];
+	int fd;
+
+	c->max_conn = conn_limit(c->max_conn);
+	if ((fd = listen_open(c->listen, err, errlen, where, sizeof(where))) < 0)
+		return NULL;
+	listen_warn(fd, where, c->user);
+	if (c->user && listen_drop(c->user, err, errlen) < 0) {
+		close(fd);
+		return NULL;
+	}
+	if (guard_start(c) < 0 || jobs_start(c->threads) < 0)
+		snprintf(err, errlen, "cannot start threads: out of memory");
+	else if (!(d = start_daemon(c, fd)))
+		snprintf(err, errlen, "cannot start the HTTP server on %s", where);
+	if (!d) {
+		jobs_stop();
+		guard_stop();
+		close(fd);
+		return NULL;
+	}
+	fprintf(stderr, "smtpdiag: serve: listening on http://%s/ (%u threads, pid %ld%s%s)\n", where,
+		c->threads, (long)getpid(), c->user ? ", user " : "", c->user ? c->user : "");
+	return d;
+}
+
+int httpd_run(const httpd_config *conf, char *err, size_t errlen)
+{
+	httpd_config c = *conf;
+	struct MHD_Daemon *d;
 	sigset_t sigs;
-	int fd, sig = 0;
+	int sig = 0;
 
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&sigs);
@@ -588,24 +635,15 @@ int httpd_run(const httpd_config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if ((fd = open_listener(c->listen, err, errlen, where, sizeof(where))) < 0) {
+	if (!(d = start_all(&c, err, errlen))) {
 		routes_free();
 		return -1;
 	}
-	if (!(d = start_daemon(c, fd))) {
-		snprintf(err, errlen, "cannot start the HTTP server on %s", where);
-		close(fd);
-		routes_free();
-		return -1;
-	}
-	fprintf(stderr, "smtpdiag: serve: listening on http://%s/ (%u threads, pid %ld)\n", where,
-		c->threads, (long)getpid());
 	while (sigwait(&sigs, &sig) != 0)
 		;
 	fprintf(stderr, "smtpdiag: serve: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	stop_daemon(d, &sigs);
-	cache_clear();
-	routes_free();
+	guard_stop();
 	fprintf(stderr, "smtpdiag: serve: stopped\n");
 	return 0;
 }

@@ -21,6 +21,7 @@ trap cleanup EXIT
 # start NAME ARGS...: start a server on a free port; sets PORT, writes $TMP/NAME.log
 start() {
 	name=$1; shift
+	: >"$TMP/$name.log"
 	"$BIN" serve --listen 127.0.0.1:0 "$@" 2>"$TMP/$name.log" &
 	echo $! >"$TMP/$name.pid"
 	PIDS="$PIDS $!"
@@ -327,3 +328,111 @@ kill -INT "$(cat "$TMP/b.pid")"
 wait "$(cat "$TMP/b.pid")"
 ok_if "$([ $? -eq 0 ] && echo 1)" "SIGINT stops the server with status 0"
 expect_log 'SIGINT: stopping' "SIGINT logged" b
+
+# ---- hostile clients (tests/hostile.c: loopback only, each run bounded) ----
+H=${BUILD:-build}/tests/hostile
+# hsend RAW: send the bytes (printf escapes) on one connection; reply and "= closed|open" in $TMP/out
+hsend() { printf "$1" | "$H" send "$PORT" 3000 >"$TMP/out" 2>"$TMP/err"; }
+# wait_ready FILE: until a hostile run in the background says it holds its connections
+wait_ready() {
+	i=0
+	while [ $i -lt 100 ] && ! grep -q '^ready' "$1" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+}
+
+# server C: one connection thread, one handler thread, a 2 s request deadline
+start c --threads 1 --timeout 10 --request-timeout 2
+ok_if "$([ -n "$PORT" ] && echo 1)" "server with --request-timeout starts"
+U="http://127.0.0.1:$PORT"
+expect_log 'warning: running as root' "root without --user is warned" c
+ok_if "$([ "$(id -u)" -eq 0 ] || ! grep -q 'warning: running as root' "$TMP/c.log" && echo 1)" "the root warning only as root"
+ok_if "$(grep -q 'beyond loopback' "$TMP/c.log" || echo 1)" "no loopback warning on 127.0.0.1"
+
+hsend 'POST /api/v1/explain HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nContent-Length: 8\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n431\r\n0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n'
+expect_out '^HTTP/1.1 400 ' "Content-Length with Transfer-Encoding is 400"
+expect_not 'HTTP/1.1 200' "a request smuggled behind it is not answered"
+expect_out '^= closed' "Content-Length with Transfer-Encoding: connection closed"
+hsend 'POST /api/v1/explain HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nContent-Length: 5\r\n\r\n431'
+expect_out '^HTTP/1.1 400 ' "two different Content-Lengths are 400"
+expect_out '^= closed' "two Content-Lengths: connection closed"
+hsend 'POST /api/v1/explain HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n431'
+expect_out '^HTTP/1.1 400 ' "the same Content-Length twice is 400"
+hsend 'POST /api/v1/explain HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\n431'
+expect_out '^HTTP/1.1 400 ' "Transfer-Encoding gzip with a Content-Length is 400, at once"
+hsend 'POST /api/v1/explain HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\n431\r\n0\r\n\r\n'
+expect_out '^HTTP/1.1 400 ' "Transfer-Encoding other than chunked alone is 400"
+expect_out '^= closed' "unknown Transfer-Encoding: connection closed"
+hsend 'POST /api/v1/explain HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n431\r\n0\r\n\r\n'
+expect_out '^HTTP/1.1 200 ' "Transfer-Encoding chunked alone is served"
+expect_out '"replycode":"431"' "the chunked body is read"
+
+"$H" trickle "$PORT" 1 6 400 >"$TMP/out" 2>&1
+expect_out '^cut 1$' "headers trickled past --request-timeout are cut (idle timeout never reached)"
+expect_log '/healthz\?trickle .* deadline$' "the cut request is logged as deadline" c
+
+# a handler that does not return (or is slow) holds neither /healthz nor the stop
+curl -s --max-time 1 -o /dev/null "$U/api/v1/explain?mode=text&q=%0A%0A550%20x" 2>/dev/null
+req "healthz with the handler thread busy" -- "$U/healthz"
+expect_status 200 "/healthz answers while the handler thread is busy"
+req "static with the handler thread busy" -- "$U/static/style.css"
+expect_status 200 "static files answer while the handler thread is busy"
+kill -TERM "$(cat "$TMP/c.pid")"
+i=0
+while kill -0 "$(cat "$TMP/c.pid")" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+ok_if "$(kill -0 "$(cat "$TMP/c.pid")" 2>/dev/null || echo 1)" "SIGTERM stops the server even with a handler busy"
+
+# server D: a small budget for bodies; many idle connections
+start d --max-body 4K --max-body-total 6K
+U="http://127.0.0.1:$PORT"
+"$H" slowbody "$PORT" 1 4 1000 4000 3000 >"$TMP/slow.out" 2>&1 &
+hp=$!
+wait_ready "$TMP/slow.out"
+req "body over --max-body-total" -- -H 'Content-Type: text/plain' --data-binary "@$TMP/2k" --data-binary "@$TMP/2k" "$U/api/v1/explain"
+expect_status 503 "a body past --max-body-total is 503"
+expect_hdr '^retry-after: [0-9]+' "503 says when to retry"
+wait $hp
+i=0
+while [ $i -lt 30 ]; do # until the server has seen the slow client go
+	req "body after the slow one left" -- -H 'Content-Type: text/plain' --data-binary "550 5.1.1 no such user" "$U/api/v1/explain"
+	[ "$ST" = 200 ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+expect_status 200 "bodies are taken again once the budget is free"
+"$H" idle "$PORT" 2000 6 >"$TMP/idle.out" 2>&1 &
+hp=$!
+wait_ready "$TMP/idle.out"
+ok_if "$(grep -q '^ready open=2000 closed=0' "$TMP/idle.out" && echo 1)" "2000 idle connections are held ($(head -1 "$TMP/idle.out"))"
+req "healthz under idle connections" -- "$U/healthz"
+expect_status 200 "/healthz answers with 2000 idle connections open"
+kill "$hp" 2>/dev/null
+wait "$hp" 2>/dev/null
+expect_exit 2 "--max-body-total under --max-body" -- "$BIN" serve --max-body 8K --max-body-total 4K
+expect_err 'at least --max-body' "--max-body-total under --max-body says why"
+
+# server E: two connections per address
+start e --max-conn-per-ip 2
+"$H" idle "$PORT" 4 2 >"$TMP/out" 2>&1
+gone=$(sed -n 's/^ready open=[0-9]* closed=\([0-9]*\)$/\1/p; s/^cut \([0-9]*\)$/\1/p' "$TMP/out" | awk '{ s += $1 } END { print s + 0 }')
+ok_if "$([ "$gone" -eq 2 ] && echo 1)" "--max-conn-per-ip 2 closes the third and fourth connection, no other ($gone closed)"
+U="http://127.0.0.1:$PORT"
+req "healthz after" -- "$U/healthz"
+expect_status 200 "the address is served again once its connections are gone"
+
+# --user: drop root after binding
+if [ "$(id -u)" -ne 0 ]; then
+	n=$((n + 1)); echo "ok $n # SKIP --user nobody: not root, cannot test dropping root"
+	n=$((n + 1)); echo "ok $n # SKIP --user nobody: not root, cannot test dropping root"
+else
+	start f --user nobody
+	want="$(id -u nobody) $(id -u nobody) $(id -u nobody) $(id -u nobody)"
+	got=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$(cat "$TMP/f.pid")/status")
+	ok_if "$([ "$got" = "$want" ] && echo 1)" "--user nobody: every uid is nobody's ($got)"
+	got=$(awk '/^Gid:/ { print $2, $3, $4, $5 }' "/proc/$(cat "$TMP/f.pid")/status")
+	ok_if "$([ "$got" = "$(id -g nobody) $(id -g nobody) $(id -g nobody) $(id -g nobody)" ] && echo 1)" "--user nobody: every gid is nobody's ($got)"
+	req "healthz as nobody" -- "http://127.0.0.1:$PORT/healthz"
+	expect_status 200 "the server answers as nobody"
+	expect_log 'user nobody' "the start line names the user" f
+	ok_if "$(grep -q 'warning: running as root' "$TMP/f.log" || echo 1)" "no root warning with --user"
+fi
+expect_exit 2 "--user with no such user" -- "$BIN" serve --listen 127.0.0.1:0 --user no-such-user-here
+expect_err 'no such user' "an unknown --user is named"
