@@ -241,7 +241,7 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
 		return SD_R_delivered;
 	}
 	r = reference_reason(c, ev, v);
-	if (r == SD_R_mailboxfull && !strncmp(ev->status + 1, ".3.1", 5)) {
+	if (r == SD_R_mailboxfull && ev->status[0] && !strncmp(ev->status + 1, ".3.1", 5)) {
 		/* X.3.1 is the mail system's storage (RFC 3463 3.4), not a quota:
 		 * "431 4.3.1 STOREDRV; mailbox disk is full" is the server's disk */
 		step(v, "status:%s (system storage) -> systemfull", ev->status);
