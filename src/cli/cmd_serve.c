@@ -7,7 +7,7 @@
 #include "opts.h"
 #include "../httpd/httpd.h"
 
-enum { V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_CONN, V_TIMEOUT, V_THREADS, V_QUIET, V_END };
+enum { V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_CONN, V_TIMEOUT, V_THREADS, V_QUIET, V_RULES, V_END };
 
 static const cli_opt opts[] = {
 	[V_LISTEN] = { "listen", 0, CLI_VALUE, "ADDR",
@@ -22,6 +22,9 @@ static const cli_opt opts[] = {
 			"times this (default 10)" },
 	[V_THREADS] = { "threads", 0, CLI_VALUE, "N", "worker threads (default 2)" },
 	[V_QUIET] = { "quiet", 0, CLI_FLAG, NULL, "no access log" },
+	[V_RULES] = { "rules", 0, CLI_VALUE, "FILE",
+		      "user rules asked before the built-in ones, for the API and the pages (format: "
+		      "docs/rules.md); default: the file named by $SMTPDIAG_RULES" },
 	[V_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -60,9 +63,15 @@ static int set_unsigned(const cli_parse *p, unsigned *to, size_t min, size_t max
 	return rc;
 }
 
+typedef struct serve_args {
+	httpd_config c;
+	const char *rules; /* --rules */
+} serve_args;
+
 static int on_opt(const cli_parse *p, int id, void *ctx)
 {
-	httpd_config *c = ctx;
+	serve_args *a = ctx;
+	httpd_config *c = &a->c;
 
 	switch (id) {
 	case V_LISTEN:
@@ -81,28 +90,37 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case V_QUIET:
 		c->access_log = 0;
 		break;
+	case V_RULES:
+		a->rules = p->value;
+		break;
 	}
 	return -1;
 }
 
 int cmd_serve(int argc, char **argv)
 {
-	httpd_config c;
+	serve_args a = { .rules = NULL };
+	httpd_config *c = &a.c;
 	char err[256] = "";
 	int first = argc, rc;
+	smtpdiag_rules *rules = NULL;
 
-	httpd_config_init(&c);
-	if ((rc = cli_parse_args(&serve_cmd, argc, argv, on_opt, &c, &first)) >= 0)
+	httpd_config_init(c);
+	if ((rc = cli_parse_args(&serve_cmd, argc, argv, on_opt, &a, &first)) >= 0)
 		return rc;
 	if (first < argc)
 		return cli_usage(&serve_cmd, "unexpected operand '%s'", argv[first]);
+	if ((rc = cli_rules_load("serve", a.rules, &rules)) >= 0)
+		return rc;
+	c->rules = rules;
+	rc = EXIT_OK_;
 	if (httpd_mhd_load(err, sizeof(err)) < 0) {
 		cli_err("serve: %s", err);
-		return EXIT_FAIL_;
-	}
-	if (httpd_run(&c, err, sizeof(err)) < 0) {
+		rc = EXIT_FAIL_;
+	} else if (httpd_run(c, err, sizeof(err)) < 0) {
 		cli_err("serve: %s", err);
-		return strstr(err, "memory") ? EXIT_FAIL_ : EXIT_USAGE_;
+		rc = strstr(err, "memory") ? EXIT_FAIL_ : EXIT_USAGE_;
 	}
-	return EXIT_OK_;
+	smtpdiag_rules_free(rules);
+	return rc;
 }
