@@ -58,6 +58,47 @@ const char *smtpdiag_version(void);
  * or a negative SMTPDIAG_E* code when neither worked. Thread-safe. */
 int smtpdiag_init(smtpdiag_error *err);
 
+/* ---- User rules (--rules; the format is in docs/rules.md) ----
+ * A rule file says, line by line, what a reply text means to its user:
+ *   match "quota exceeded" code=552 reason=mailboxfull label=vip
+ *   regex /no (such|valid) (user|mailbox)/ domain=example.com reason=userunknown
+ * A rule matches a literal or a regular expression on the reply text
+ * (ignoring case), optionally only for a reply code, an enhanced status (exact
+ * or a prefix like "5.7."), a recipient domain or a remote host; it sets a
+ * reason, advice, hardbounce, retry and/or a label. Rules are asked before
+ * the built-in ones and the first matching rule in file order wins; the
+ * fields it does not set come from the engine's policy. The patterns are
+ * compiled once (Vectorscan) into a database that stays read-only: one
+ * smtpdiag_rules may be shared by any number of decoders and scanners in any
+ * number of threads, each of which keeps its own scratch space. */
+
+#define SMTPDIAG_RULES_MAX 1024          /* rules in one file */
+#define SMTPDIAG_RULES_MAX_LINE 4096     /* bytes of one line, its end not counted */
+#define SMTPDIAG_RULES_MAX_PATTERN 1024  /* bytes of one match or regex pattern */
+#define SMTPDIAG_RULES_MAX_FILE (1u << 20) /* bytes of one rule file */
+#define SMTPDIAG_RULES_MAX_LABEL 32      /* bytes of a label */
+#define SMTPDIAG_RULES_MAX_HOST 253      /* bytes of a domain= or host= value */
+
+typedef struct smtpdiag_rules smtpdiag_rules;
+
+/* Parse and compile the rules in p (len bytes; no NUL needed). name (may be
+ * NULL: "rules") names the source in error messages ("name:12: unknown
+ * reason 'x'") and, without its directories, in the evidence trail
+ * ("user:name:12 -> userunknown"). On success *out is a new object the caller
+ * frees with smtpdiag_rules_free(). Errors: SMTPDIAG_EPARSE (a bad line: the
+ * message names its line), SMTPDIAG_ELIMIT (a limit above was hit),
+ * SMTPDIAG_ENOMEM. A file without rules is valid. */
+int smtpdiag_rules_parse(const char *p, size_t len, const char *name, smtpdiag_rules **out,
+			 smtpdiag_error *err);
+/* The same for the file at path (at most SMTPDIAG_RULES_MAX_FILE bytes; the
+ * path names it). SMTPDIAG_EIO when it cannot be read. */
+int smtpdiag_rules_load(const char *path, smtpdiag_rules **out, smtpdiag_error *err);
+/* Number of rules. */
+size_t smtpdiag_rules_count(const smtpdiag_rules *r);
+/* Free (NULL is fine). Free it only after every decoder and scanner it is
+ * attached to, and after the explain calls that use it. */
+void smtpdiag_rules_free(smtpdiag_rules *r);
+
 /* ---- Growable output buffer ----
  * Writers append to it; the caller owns data and frees it with
  * smtpdiag_buf_free(). data is NUL-terminated when len > 0. */
@@ -154,6 +195,7 @@ typedef struct smtpdiag_explanation {
 	size_t nvendors;
 	const char *const *fixers;   /* who acts, as a list: "sender", "sender-admin", "recipient", "recipient-admin" */
 	const char *const *evidence; /* the rules and rows that decided, in order ("status:5.1.1 -> userunknown") */
+	const char *label;      /* the label a user rule set, "" when none (JSON: left out) */
 } smtpdiag_explanation;
 
 enum {
@@ -170,6 +212,10 @@ enum {
 #define SMTPDIAG_MAX_QUERY (1u << 20)
 int smtpdiag_explain(const char *q, size_t len, int mode,
 		     smtpdiag_explanation **out, smtpdiag_error *err);
+/* The same, with user rules asked first (NULL: none). Thread-safe: rules are
+ * only read, and the scratch space is the call's own. */
+int smtpdiag_explain_with_rules(const char *q, size_t len, int mode, const smtpdiag_rules *rules,
+				smtpdiag_explanation **out, smtpdiag_error *err);
 void smtpdiag_explanation_free(smtpdiag_explanation *e);
 
 /* Append the explanation as one JSON object (no trailing newline). */
@@ -224,6 +270,7 @@ typedef struct smtpdiag_fact {
 	const char *advice;          /* retry, suppress-recipient, ... */
 	const char *const *fixer;    /* who acts: "sender", "sender-admin", "recipient", "recipient-admin" */
 	const char *const *evidence; /* the rules and rows that decided, in order */
+	const char *label;           /* the label a user rule set, "" when none (JSON: left out) */
 } smtpdiag_fact;
 
 /* Decoder options. */
@@ -241,6 +288,10 @@ typedef struct smtpdiag_decoder smtpdiag_decoder;
  * Not thread-safe: use one per thread. Free with smtpdiag_decoder_free(). */
 smtpdiag_decoder *smtpdiag_decoder_new(unsigned flags);
 void smtpdiag_decoder_free(smtpdiag_decoder *d);
+/* Ask these user rules first (NULL: none again). The rules are not copied:
+ * they must outlive the decoder or the next call. Returns 0, SMTPDIAG_EINVAL
+ * (d is NULL) or SMTPDIAG_ENOMEM (no scratch space; the rules are not attached). */
+int smtpdiag_decoder_set_rules(smtpdiag_decoder *d, const smtpdiag_rules *rules);
 
 /* Decode one email. origin (may be NULL) is copied into each fact. Returns the
  * number of facts (0: not a bounce) or a negative SMTPDIAG_E* code. The facts
@@ -309,6 +360,7 @@ typedef struct smtpdiag_logrec {
 	const char *advice;          /* decode's advice vocabulary */
 	const char *const *fixer;    /* who acts, as for decode */
 	const char *const *evidence; /* the rules and rows that decided, in order */
+	const char *label;           /* the label a user rule set, "" when none (JSON: left out) */
 } smtpdiag_logrec;
 
 /* Scanner flags. */
@@ -323,6 +375,8 @@ typedef struct smtpdiag_scanner smtpdiag_scanner;
  * database cannot be loaded. Free with smtpdiag_scanner_free(). */
 smtpdiag_scanner *smtpdiag_scanner_new(unsigned flags);
 void smtpdiag_scanner_free(smtpdiag_scanner *s);
+/* Ask these user rules first, as smtpdiag_decoder_set_rules(). */
+int smtpdiag_scanner_set_rules(smtpdiag_scanner *s, const smtpdiag_rules *rules);
 
 /* RFC 3164 times have no year. It is taken from the reference time t (Unix
  * seconds; 0: the current time): its year, or the year before when the line's

@@ -26,6 +26,13 @@ void cli_wrap(FILE *f, const char *text, int indent, int width);
 void cli_wrap_hang(FILE *f, const char *text, int col0, int indent, int width);
 /* Read a whole file (or stdin for "-") into memory; max bytes. Returns 0 or -errno-ish. */
 int cli_read_all(const char *path, size_t max, char **data, size_t *len);
+/* The user rules of --rules (path, NULL when not given), else of the path in
+ * $SMTPDIAG_RULES; *out stays NULL when there are none. Returns -1 to go on,
+ * else an exit status after one line on stderr ("smtpdiag: CMD: FILE:LINE: what"). */
+int cli_rules_load(const char *cmd, const char *path, smtpdiag_rules **out);
+/* --why: one "why: STEP" line per step of the evidence trail (a user rule's
+ * label is one of them), indented by indent spaces. */
+void cli_why(FILE *f, const char *const *evidence, int indent);
 /* One line on stderr: "smtpdiag: <what>". */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

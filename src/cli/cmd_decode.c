@@ -9,7 +9,7 @@
 #include "opts.h"
 #include "tally.h"
 
-enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_END };
+enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_RULES, D_WHY, D_END };
 
 static const cli_opt opts[] = {
 	[D_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -21,6 +21,11 @@ static const cli_opt opts[] = {
 	[D_VACATION] = { "vacation", 0, CLI_FLAG, NULL, "also report auto-replies (RFC 3834)" },
 	[D_DELAYED] = { "no-delayed", 0, CLI_FLAG, NULL,
 			"leave out delay warnings (the MTA still retries; reported by default)" },
+	[D_RULES] = { "rules", 0, CLI_VALUE, "FILE",
+		      "user rules asked before the built-in ones (format: docs/rules.md); default: the file named by $SMTPDIAG_RULES" },
+	[D_WHY] = { "why", 0, CLI_FLAG, NULL,
+		    "with --format text, print under each verdict the evidence trail (the rules and "
+		    "rows that decided, in order), a user rule's label among them" },
 	[D_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -42,7 +47,9 @@ typedef struct run {
 	smtpdiag_decoder *dec;
 	smtpdiag_buf out;
 	unsigned flags;  /* SMTPDIAG_DECODE_* */
-	int text;
+	int text, why;
+	const char *rules_path;
+	smtpdiag_rules *rules;
 	int summary;
 	tally t;
 } run;
@@ -56,7 +63,8 @@ static void print_text(run *r, const smtpdiag_fact *f)
 	fprintf(stdout, "%-32.32s %-16s %-7s %-3s %-5s %-24s %s\n", f->recipient, f->reason,
 		f->deliverystatus, f->replycode[0] ? f->replycode : "-", f->hardbounce ? "hard" : "soft",
 		f->advice, f->origin);
-	(void)r;
+	if (r->why)
+		cli_why(stdout, f->evidence, 4);
 }
 
 /* JSON Lines are collected in r->out and written OUT_CHUNK bytes at a time. */
@@ -139,6 +147,12 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case D_DELAYED:
 		r->flags |= SMTPDIAG_DECODE_NO_DELAYED;
 		break;
+	case D_RULES:
+		r->rules_path = p->value;
+		break;
+	case D_WHY:
+		r->why = 1;
+		break;
 	}
 	return -1;
 }
@@ -154,9 +168,13 @@ int cmd_decode(int argc, char **argv)
 		return rc;
 	if (first == argc)
 		return cli_usage(&decode_cmd, "no input given");
+	if ((rc = cli_rules_load("decode", r.rules_path, &r.rules)) >= 0)
+		return rc;
 	r.dec = smtpdiag_decoder_new(r.flags);
-	if (!r.dec) {
+	if (!r.dec || smtpdiag_decoder_set_rules(r.dec, r.rules) < 0) {
 		cli_err("decode: cannot create a decoder (out of memory, or the rule database failed to load)");
+		smtpdiag_decoder_free(r.dec);
+		smtpdiag_rules_free(r.rules);
 		return EXIT_FAIL_;
 	}
 	tally_init(&r.t);
@@ -180,5 +198,6 @@ int cmd_decode(int argc, char **argv)
 	tally_free(&r.t);
 	smtpdiag_buf_free(&r.out);
 	smtpdiag_decoder_free(r.dec);
+	smtpdiag_rules_free(r.rules);
 	return rc;
 }

@@ -6,21 +6,25 @@
 #include "cli.h"
 #include "opts.h"
 
-enum { E_TEXT, E_FILE, E_JSON, E_END };
+enum { E_TEXT, E_FILE, E_JSON, E_RULES, E_WHY, E_END };
 
 static const cli_opt opts[] = {
 	[E_TEXT] = { "text", 0, CLI_VALUE, "TEXT", "SMTP reply text (\"550-5.1.1 ...\\n550 5.1.1 ...\")" },
 	[E_FILE] = { "file", 0, CLI_VALUE, "PATH",
 		     "read pasted text from PATH, or stdin for '-' (at most 1 MiB)" },
 	[E_JSON] = { "json", 0, CLI_FLAG, NULL, "print one JSON object instead of readable sections" },
+	[E_RULES] = { "rules", 0, CLI_VALUE, "FILE",
+		      "user rules asked before the built-in ones (format: docs/rules.md); default: the file named by $SMTPDIAG_RULES" },
+	[E_WHY] = { "why", 0, CLI_FLAG, NULL,
+		    "also print the evidence trail: the rules and rows that decided, in order" },
 	[E_END] = { NULL, 0, 0, NULL, NULL }
 };
 
 static const cli_cmd explain_cmd = {
 	"explain",
-	"usage: smtpdiag explain [--json] CODE [CODE] | TEXT\n"
-	"       smtpdiag explain [--json] --text TEXT\n"
-	"       smtpdiag explain [--json] --file PATH|-\n"
+	"usage: smtpdiag explain [OPTIONS] CODE [CODE] | TEXT\n"
+	"       smtpdiag explain [OPTIONS] --text TEXT\n"
+	"       smtpdiag explain [OPTIONS] --file PATH|-\n"
 	"\n"
 	"Explain an SMTP reply code (431), an enhanced status (4.3.1, X.3.1), a pair\n"
 	"(\"552 4.3.1\"), reply text of one or more lines (with or without --text:\n"
@@ -29,7 +33,8 @@ static const cli_cmd explain_cmd = {
 	"transient or permanent, whether to retry, causes, fixes and who must act.\n",
 	"Colour is used only on a terminal, and never when NO_COLOR is set.\n"
 	"JSON output carries the verdict: reason, hardbounce, retry, advice, fixer (who acts)\n"
-	"and evidence (the rules and rows that decided, in order).\n"
+	"and evidence (the rules and rows that decided, in order), and label when a user\n"
+	"rule set one.\n"
 	"Exit status: 0 explained, 2 bad usage or input, or nothing to explain (one line on\n"
 	"stderr), 3 internal failure.\n",
 	opts, 0
@@ -83,7 +88,7 @@ static void print_vendors(FILE *f, const style *s, const smtpdiag_explanation *e
 	}
 }
 
-static void print_human(FILE *f, const smtpdiag_explanation *e, int color)
+static void print_human(FILE *f, const smtpdiag_explanation *e, int color, int why)
 {
 	style s = { "", "", "", "" };
 	char code[64] = "";
@@ -109,6 +114,8 @@ static void print_human(FILE *f, const smtpdiag_explanation *e, int color)
 	if (e->reason[0])
 		fprintf(f, "%sReason:%s %s%s   %sAdvice:%s %s\n", s.em, s.off, e->reason,
 			e->hardbounce ? " (hard bounce)" : "", s.em, s.off, e->advice);
+	if (e->label[0])
+		fprintf(f, "%sLabel:%s %s\n", s.em, s.off, e->label);
 	if (e->vendor[0])
 		fprintf(f, "%sVendor:%s %s\n", s.em, s.off, e->vendor);
 	if (e->recipient[0])
@@ -125,6 +132,8 @@ static void print_human(FILE *f, const smtpdiag_explanation *e, int color)
 	cli_wrap(f, e->retry_advice, 2, 76);
 	section(f, &s, "What it means");
 	cli_wrap(f, e->meaning, 2, 76);
+	if (why)
+		list(f, &s, "Why (the rules and rows that decided, in order)", e->evidence, 1);
 	print_vendors(f, &s, e);
 	list(f, &s, "Notes", e->notes, 0);
 	list(f, &s, "Common causes", e->causes, 0);
@@ -145,8 +154,8 @@ static void print_human(FILE *f, const smtpdiag_explanation *e, int color)
 }
 
 typedef struct explain_args {
-	int json;
-	const char *text, *file;
+	int json, why;
+	const char *text, *file, *rules;
 	char joined[4096]; /* the CODE or TEXT operands, joined by a space */
 	size_t used;
 } explain_args;
@@ -178,6 +187,12 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		break;
 	case E_JSON:
 		x->json = 1;
+		break;
+	case E_RULES:
+		x->rules = p->value;
+		break;
+	case E_WHY:
+		x->why = 1;
 		break;
 	}
 	return -1;
@@ -248,12 +263,18 @@ int cmd_explain(int argc, char **argv)
 	int mode, rc;
 	smtpdiag_explanation *e;
 	smtpdiag_error err = { 0, "" };
+	smtpdiag_rules *rules = NULL;
 
 	memset(&x, 0, sizeof(x));
-	if ((rc = parse_args(&x, argc, argv)) >= 0 || (rc = load_query(&x, &query, &qlen, &mode, &owned)) >= 0)
+	if ((rc = parse_args(&x, argc, argv)) >= 0 || (rc = cli_rules_load("explain", x.rules, &rules)) >= 0)
 		return rc;
-	rc = smtpdiag_explain(query, qlen, mode, &e, &err);
+	if ((rc = load_query(&x, &query, &qlen, &mode, &owned)) >= 0) {
+		smtpdiag_rules_free(rules);
+		return rc;
+	}
+	rc = smtpdiag_explain_with_rules(query, qlen, mode, rules, &e, &err);
 	free(owned);
+	smtpdiag_rules_free(rules); /* the explanation keeps copies of what it needs */
 	if (rc < 0) {
 		cli_err("explain: %s", err.message[0] ? err.message : smtpdiag_strerror(rc));
 		return rc == SMTPDIAG_ENOMEM ? EXIT_FAIL_ : EXIT_USAGE_;
@@ -262,7 +283,7 @@ int cmd_explain(int argc, char **argv)
 	if (x.json)
 		rc = print_json(e);
 	else
-		print_human(stdout, e, cli_color(stdout));
+		print_human(stdout, e, cli_color(stdout), x.why);
 	smtpdiag_explanation_free(e);
 	if (rc == EXIT_OK_ && fflush(stdout) != 0) {
 		cli_err("explain: writing output: %s", strerror(errno));

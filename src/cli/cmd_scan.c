@@ -23,7 +23,7 @@
 #define SCAN_OUT_FLUSH (256u << 10) /* bytes of output gathered before a write */
 #define SCAN_PROGRESS_MS 250       /* progress bar refresh */
 
-enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_END };
+enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_END };
 
 static const cli_opt opts[] = {
 	[S_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -41,6 +41,11 @@ static const cli_opt opts[] = {
 	[S_JOBS] = { "jobs", 'j', CLI_VALUE, "N",
 		     "read N inputs at a time (threads; output stays per input)" },
 	[S_UTC] = { "utc", 0, CLI_FLAG, NULL, "read times without a zone as UTC (default: local time, TZ)" },
+	[S_RULES] = { "rules", 0, CLI_VALUE, "FILE",
+		      "user rules asked before the built-in ones (format: docs/rules.md); default: the file named by $SMTPDIAG_RULES" },
+	[S_WHY] = { "why", 0, CLI_FLAG, NULL,
+		    "with --format text, print under each attempt the evidence trail (the rules and "
+		    "rows that decided, in order), a user rule's label among them" },
 	[S_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -62,8 +67,10 @@ static const cli_cmd scan_cmd = {
 };
 
 typedef struct scan_opts {
-	int text, json, summary, failures, follow, jobs;
+	int text, json, summary, failures, follow, jobs, why;
 	unsigned flags;
+	const char *rules_path;
+	smtpdiag_rules *rules; /* shared read-only by the workers' scanners */
 } scan_opts;
 
 struct worker {
@@ -175,6 +182,8 @@ static void text_line(worker *w, const smtpdiag_logrec *r)
 		    r->status[0] ? r->status : "-", r->reason, r->advice, r->queueid[0] ? r->queueid : "-",
 		    r->diagnosticcode) < 0)
 		w->werr = errno ? errno : EIO;
+	if (w->o->why)
+		cli_why(w->dst, r->evidence, 4);
 }
 
 static void emit(worker *w, const smtpdiag_logrec *r)
@@ -417,7 +426,7 @@ static int worker_init(worker *w, const scan_opts *o)
 	w->dst = stdout;
 	w->sum = smtpdiag_summary_new();
 	w->sc = smtpdiag_scanner_new(o->flags);
-	return w->sc && w->sum ? 0 : -1;
+	return w->sc && w->sum && smtpdiag_scanner_set_rules(w->sc, o->rules) == 0 ? 0 : -1;
 }
 
 static void worker_free(worker *w)
@@ -492,6 +501,12 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case S_UTC:
 		o->flags |= SMTPDIAG_SCAN_UTC;
 		break;
+	case S_RULES:
+		o->rules_path = p->value;
+		break;
+	case S_WHY:
+		o->why = 1;
+		break;
 	}
 	return -1;
 }
@@ -509,7 +524,7 @@ static int parse_args(int argc, char **argv, scan_opts *o, int *first)
 		return cli_usage(&scan_cmd, "no log given");
 	if (o->follow && o->jobs > 1)
 		return cli_usage(&scan_cmd, "--follow reads in one thread; leave out -j");
-	return -1;
+	return cli_rules_load("scan", o->rules_path, &o->rules);
 }
 
 /* ---- the command ---- */
@@ -572,6 +587,7 @@ int cmd_scan(int argc, char **argv)
 	nw = o.jobs < npaths ? o.jobs : npaths;
 	if (!(ws = calloc((size_t)nw, sizeof(worker)))) {
 		cli_err("scan: out of memory");
+		smtpdiag_rules_free(o.rules);
 		return EXIT_FAIL_;
 	}
 	for (int i = 0; i < nw; i++)
@@ -580,6 +596,7 @@ int cmd_scan(int argc, char **argv)
 			for (int k = 0; k <= i; k++)
 				worker_free(&ws[k]);
 			free(ws);
+			smtpdiag_rules_free(o.rules);
 			return EXIT_FAIL_;
 		}
 	progress_init(&o, paths, npaths);
@@ -600,5 +617,6 @@ int cmd_scan(int argc, char **argv)
 	for (int i = 0; i < nw; i++)
 		worker_free(&ws[i]);
 	free(ws);
+	smtpdiag_rules_free(o.rules);
 	return rc;
 }

@@ -9,7 +9,7 @@
 
 enum {
 	V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_BODY_TOTAL, V_MAX_CONN, V_MAX_CONN_PER_IP, V_TIMEOUT,
-	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_END
+	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_RULES, V_END
 };
 
 static const cli_opt opts[] = {
@@ -34,6 +34,9 @@ static const cli_opt opts[] = {
 	[V_THREADS] = { "threads", 0, CLI_VALUE, "N", "connection threads, and as many handler threads (default 2)" },
 	[V_USER] = { "user", 0, CLI_VALUE, "NAME", "after binding, drop root and run as this user" },
 	[V_QUIET] = { "quiet", 0, CLI_FLAG, NULL, "no access log" },
+	[V_RULES] = { "rules", 0, CLI_VALUE, "FILE",
+		      "user rules asked before the built-in ones, for the API and the pages (format: "
+		      "docs/rules.md); default: the file named by $SMTPDIAG_RULES" },
 	[V_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -74,9 +77,15 @@ static int set_unsigned(const cli_parse *p, unsigned *to, size_t min, size_t max
 	return rc;
 }
 
+typedef struct serve_args {
+	httpd_config c;
+	const char *rules; /* --rules */
+} serve_args;
+
 static int on_opt(const cli_parse *p, int id, void *ctx)
 {
-	httpd_config *c = ctx;
+	serve_args *a = ctx;
+	httpd_config *c = &a->c;
 
 	switch (id) {
 	case V_LISTEN:
@@ -110,30 +119,39 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case V_QUIET:
 		c->access_log = 0;
 		break;
+	case V_RULES:
+		a->rules = p->value;
+		break;
 	}
 	return -1;
 }
 
 int cmd_serve(int argc, char **argv)
 {
-	httpd_config c;
+	serve_args a = { .rules = NULL };
+	httpd_config *c = &a.c;
 	char err[256] = "";
 	int first = argc, rc;
+	smtpdiag_rules *rules = NULL;
 
-	httpd_config_init(&c);
-	if ((rc = cli_parse_args(&serve_cmd, argc, argv, on_opt, &c, &first)) >= 0)
+	httpd_config_init(c);
+	if ((rc = cli_parse_args(&serve_cmd, argc, argv, on_opt, &a, &first)) >= 0)
 		return rc;
 	if (first < argc)
 		return cli_usage(&serve_cmd, "unexpected operand '%s'", argv[first]);
-	if (c.max_body_total < c.max_body)
+	if (c->max_body_total < c->max_body)
 		return cli_usage(&serve_cmd, "--max-body-total must be at least --max-body");
+	if ((rc = cli_rules_load("serve", a.rules, &rules)) >= 0)
+		return rc;
+	c->rules = rules;
+	rc = EXIT_OK_;
 	if (httpd_mhd_load(err, sizeof(err)) < 0) {
 		cli_err("serve: %s", err);
-		return EXIT_FAIL_;
-	}
-	if (httpd_run(&c, err, sizeof(err)) < 0) {
+		rc = EXIT_FAIL_;
+	} else if (httpd_run(c, err, sizeof(err)) < 0) {
 		cli_err("serve: %s", err);
-		return strstr(err, "memory") ? EXIT_FAIL_ : EXIT_USAGE_;
+		rc = strstr(err, "memory") ? EXIT_FAIL_ : EXIT_USAGE_;
 	}
-	return EXIT_OK_;
+	smtpdiag_rules_free(rules);
+	return rc;
 }

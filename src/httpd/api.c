@@ -35,19 +35,19 @@ int explain_query(const char *q, size_t n, const char *mode, smtpdiag_explanatio
 	int rc;
 
 	if (mode && !strcmp(mode, "code"))
-		return smtpdiag_explain(q, n, SMTPDIAG_EXPLAIN_CODE, e, err);
+		return smtpdiag_explain_with_rules(q, n, SMTPDIAG_EXPLAIN_CODE, serve_rules(), e, err);
 	if (mode && !strcmp(mode, "text"))
-		return smtpdiag_explain(q, n, SMTPDIAG_EXPLAIN_TEXT, e, err);
+		return smtpdiag_explain_with_rules(q, n, SMTPDIAG_EXPLAIN_TEXT, serve_rules(), e, err);
 	if (mode && !strcmp(mode, "file"))
-		return smtpdiag_explain(q, n, SMTPDIAG_EXPLAIN_FILE, e, err);
+		return smtpdiag_explain_with_rules(q, n, SMTPDIAG_EXPLAIN_FILE, serve_rules(), e, err);
 	if (mode && *mode && strcmp(mode, "auto")) {
 		snprintf(err->message, sizeof(err->message), "mode must be auto, code, text or file");
 		return SMTPDIAG_EINVAL;
 	}
-	rc = smtpdiag_explain(q, n, SMTPDIAG_EXPLAIN_CODE, e, err);
+	rc = smtpdiag_explain_with_rules(q, n, SMTPDIAG_EXPLAIN_CODE, serve_rules(), e, err);
 	if (rc != SMTPDIAG_EINVAL || looks_like_code(q, n))
 		return rc;
-	rc = smtpdiag_explain(q, n, SMTPDIAG_EXPLAIN_FILE, e, &err2);
+	rc = smtpdiag_explain_with_rules(q, n, SMTPDIAG_EXPLAIN_FILE, serve_rules(), e, &err2);
 	if (rc < 0)
 		*err = err2;
 	return rc;

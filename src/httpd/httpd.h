@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "smtpdiag.h"
+
 #define HTTPD_LISTEN "127.0.0.1:8025"
 #define HTTPD_MAX_BODY ((size_t)10 << 20)  /* request body */
 #define HTTPD_MAX_HEADER ((size_t)16 << 10) /* request line and headers */
@@ -28,6 +30,8 @@ typedef struct httpd_config {
 	unsigned threads;
 	const char *user;    /* drop root for this user after binding; NULL: stay */
 	int access_log;      /* one line per request on stderr */
+	const smtpdiag_rules *rules; /* user rules for every verdict, NULL when none;
+				      * the caller keeps them until httpd_run returns */
 } httpd_config;
 
 void httpd_config_init(httpd_config *c);

@@ -84,8 +84,11 @@ enum MHD_Result reply_busy(hreq *r, const char *msg);
 void hreq_release(hreq *r);
 /* Is this request for the JSON API? */
 int req_is_api(const hreq *r);
-/* A decoder of this thread for these flags (never freed by the caller). */
+/* A decoder of this thread for these flags, with the user rules (never freed
+ * by the caller). */
 smtpdiag_decoder *thread_decoder(unsigned flags);
+/* The user rules of the server (--rules), NULL when none: shared read-only. */
+const smtpdiag_rules *serve_rules(void);
 
 /* ---- routes (routes.c) ---- */
 typedef enum MHD_Result (*route_fn)(hreq *r);

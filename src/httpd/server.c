@@ -42,12 +42,19 @@ void httpd_config_init(httpd_config *c)
 	c->user = NULL;
 	c->threads = HTTPD_THREADS;
 	c->access_log = 1;
+	c->rules = NULL;
 }
 
 /* ---- per-thread decoders ---- */
 
 #define NDEC 8 /* one per combination of the three decode flags */
 static pthread_key_t dec_key;
+static const smtpdiag_rules *user_rules; /* set once before the threads start */
+
+const smtpdiag_rules *serve_rules(void)
+{
+	return user_rules;
+}
 
 static void dec_free(void *p)
 {
@@ -70,8 +77,11 @@ smtpdiag_decoder *thread_decoder(unsigned flags)
 			return NULL;
 		}
 	}
-	if (!v[flags])
-		v[flags] = smtpdiag_decoder_new(flags);
+	if (!v[flags] && (v[flags] = smtpdiag_decoder_new(flags)) &&
+	    smtpdiag_decoder_set_rules(v[flags], user_rules) < 0) {
+		smtpdiag_decoder_free(v[flags]);
+		v[flags] = NULL;
+	}
 	return v[flags];
 }
 
@@ -631,6 +641,7 @@ int httpd_run(const httpd_config *conf, char *err, size_t errlen)
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* the pool's threads inherit the mask */
+	user_rules = c.rules;
 	if (pthread_key_create(&dec_key, dec_free) != 0 || routes_init() < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

@@ -48,6 +48,7 @@ typedef struct sd_ctx {
 	size_t nrcpt;
 	unsigned flags;         /* SMTPDIAG_DECODE_* */
 	sd_classifier *cls;
+	struct sd_urun *user;   /* the user's rules, asked first; NULL when none */
 	int limit_hit;          /* a module dropped recipients at SD_MAX_RECIPIENTS */
 	/* caches of msgutil.c (filled on first use) */
 	sd_str body;            /* sd_ctx_body() result */

@@ -5,6 +5,7 @@
 #include "smtp/reply.h"
 #include "decode/fact.h"
 #include "decode/formats/formats.h"
+#include "verdict/userrules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ struct smtpdiag_decoder {
 	unsigned flags;
 	sd_arena arena;
 	sd_classifier *cls;
+	sd_urun *user;          /* the user's rules and this decoder's scratch, or NULL */
 	smtpdiag_fact *facts;
 	size_t nfacts;
 };
@@ -53,7 +55,13 @@ void smtpdiag_decoder_free(smtpdiag_decoder *d)
 		return;
 	sd_arena_free(&d->arena);
 	sd_classifier_free(d->cls);
+	sd_urun_free(d->user);
 	free(d);
+}
+
+int smtpdiag_decoder_set_rules(smtpdiag_decoder *d, const smtpdiag_rules *rules)
+{
+	return d ? sd_urun_set(&d->user, rules) : SMTPDIAG_EINVAL;
 }
 
 const smtpdiag_fact *smtpdiag_decoder_fact(const smtpdiag_decoder *d, size_t i)
@@ -134,6 +142,7 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 	c.len = len;
 	c.flags = d->flags;
 	c.cls = d->cls;
+	c.user = d->user;
 	rc = sd_mime_parse(c.a, msg, len, &c.mime, why, sizeof(why));
 	if (rc < 0) {
 		seterr(err, rc, why[0] ? why : smtpdiag_strerror(rc));
@@ -218,6 +227,8 @@ void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out)
 	SD_JSTR(b, "advice", f->advice);
 	SD_JLIST(b, "fixer", f->fixer);
 	SD_JLIST(b, "evidence", f->evidence);
+	if (f->label && f->label[0]) /* only when a user rule set one */
+		SD_JSTR(b, "label", f->label);
 	sd_buf_putc(b, '}');
 }
 

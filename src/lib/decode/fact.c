@@ -12,6 +12,7 @@
 #include "smtp/reply.h"
 #include "verdict/engine.h"
 #include "core/sha1.h"
+#include "verdict/userrules.h"
 
 #include <stdio.h>
 #include <strings.h>
@@ -240,6 +241,7 @@ static void decide(fact_work *w, smtpdiag_fact *f, sd_verdict *v)
 	ev.rhost = f->rhost;
 	ev.lhost = f->lhost;
 	ev.destination = f->destination;
+	sd_urun_attach(w->c->user, &ev, NULL);
 	sd_verdict_decide(w->c->cls, &ev, v);
 }
 
@@ -574,6 +576,7 @@ void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *ori
 	f->advice = v.advice;
 	f->fixer = sd_fixer_list(v.fixer);
 	f->evidence = sd_verdict_trail(c->a, &v);
+	f->label = v.label;
 	f->reason = sd_reason_name(reason);
 	f->decodedby = r->decodedby ? r->decodedby : "";
 	f->diagnosticcode = cstr(c->a, w.diag);

@@ -2,6 +2,7 @@
 #include "kb/codes.h"
 #include "smtp/address.h"
 #include "verdict/engine.h"
+#include "verdict/userrules.h"
 #include "kb/kb.h"
 #include "decode/decode_int.h"
 
@@ -23,6 +24,7 @@ typedef struct query {
 	int reason;        /* -1 none */
 	int from_message;  /* facts came from the decoder */
 	const char *decoded_status; /* decoder's status when the text had none */
+	const smtpdiag_rules *rules; /* the user's, asked first; NULL when none */
 } query;
 
 static const char *fmt(explain_obj *o, const char *f, ...) __attribute__((format(printf, 2, 3)));
@@ -491,7 +493,9 @@ static void decide(const query *q, sd_verdict *v)
 {
 	sd_classifier *c = sd_classifier_new();
 	int has_st = q->st.text[0] && q->st.text[0] != 'X';
-	char found[SD_STATUS_MAX] = "";
+	char found[SD_STATUS_MAX] = "", dom[SMTPDIAG_RULES_MAX_HOST + 1] = "";
+	const char *at = q->recipient.n ? memchr(q->recipient.p, '@', q->recipient.n) : NULL;
+	sd_urun *user = NULL;
 	sd_evidence ev;
 
 	sd_evidence_init(&ev);
@@ -508,7 +512,12 @@ static void decide(const query *q, sd_verdict *v)
 	if (ev.textn) /* a reply as an MTA got it; a bare code was never sent */
 		ev.action = action_of_class(has_st ? q->st.cls : q->replycode / 100);
 	ev.hint = q->reason;
+	if (at) /* the recipient's domain, for a user rule's domain= only */
+		sd_strlcpy(dom, at + 1, q->recipient.n - (size_t)(at + 1 - q->recipient.p), sizeof(dom));
+	if (sd_urun_new(q->rules, &user) == 0)
+		sd_urun_attach(user, &ev, dom);
 	sd_verdict_decide(c, &ev, v);
+	sd_urun_free(user);
 	sd_classifier_free(c);
 }
 
@@ -593,6 +602,7 @@ static void set_verdict(explain_obj *o, const sd_verdict *v)
 	e->fixers = sd_fixer_list(e->bounce ? v->fixer : 0);
 	e->fixer = sd_fixer_text(e->bounce ? v->fixer : 0);
 	e->evidence = sd_verdict_trail(&o->arena, v);
+	e->label = dup(o, v->label);
 }
 
 static void set_entry(explain_obj *o, const query *q, const sd_kb_entry *en, const sd_verdict *v, slist *l)
@@ -735,6 +745,12 @@ static int check_input(const char *p, size_t len, smtpdiag_error *err)
 
 int smtpdiag_explain(const char *p, size_t len, int mode, smtpdiag_explanation **out, smtpdiag_error *err)
 {
+	return smtpdiag_explain_with_rules(p, len, mode, NULL, out, err);
+}
+
+int smtpdiag_explain_with_rules(const char *p, size_t len, int mode, const smtpdiag_rules *rules,
+				smtpdiag_explanation **out, smtpdiag_error *err)
+{
 	explain_obj *o;
 	query q;
 	int rc;
@@ -751,6 +767,7 @@ int smtpdiag_explain(const char *p, size_t len, int mode, smtpdiag_explanation *
 	sd_buf_init(&o->text);
 	memset(&q, 0, sizeof(q));
 	q.reason = -1;
+	q.rules = rules;
 	if (mode == SMTPDIAG_EXPLAIN_AUTO)
 		mode = looks_like_codes((sd_str){ p, len }) ? SMTPDIAG_EXPLAIN_CODE : SMTPDIAG_EXPLAIN_TEXT;
 	if (mode == SMTPDIAG_EXPLAIN_CODE)
@@ -788,78 +805,4 @@ void smtpdiag_explanation_free(smtpdiag_explanation *e)
 	sd_arena_free(&o->arena);
 	sd_buf_free(&o->text);
 	free(o);
-}
-
-/* ---- JSON ---- */
-
-static void jkey(sd_buf *b, const char *k, int first)
-{
-	if (!first)
-		sd_buf_putc(b, ',');
-	sd_buf_json_cstr(b, k);
-	sd_buf_putc(b, ':');
-}
-
-void smtpdiag_explanation_json(const smtpdiag_explanation *e, smtpdiag_buf *out)
-{
-	sd_buf *b = (sd_buf *)out;
-	char rc[8] = "";
-
-	if (e->replycode)
-		snprintf(rc, sizeof(rc), "%d", e->replycode);
-	sd_buf_putc(b, '{');
-	jkey(b, "query", 1);
-	sd_buf_json_cstr(b, e->query);
-	SD_JSTR(b, "replycode", rc);
-	SD_JSTR(b, "status", e->status);
-	SD_JSTR(b, "class", smtpdiag_class_name(e->klass));
-	SD_JBOOL(b, "retry", e->retry);
-	SD_JBOOL(b, "standard", e->standard);
-	SD_JKEY(b, "issues");
-	smtpdiag_issues_json(e->issues, out);
-	SD_JSTR(b, "reason", e->reason);
-	SD_JBOOL(b, "hardbounce", e->hardbounce);
-	SD_JSTR(b, "vendor", e->vendor);
-	SD_JSTR(b, "recipient", e->recipient);
-	SD_JBOOL(b, "bounce", e->bounce);
-	SD_JSTR(b, "advice", e->advice);
-	SD_JSTR(b, "title", e->title);
-	SD_JSTR(b, "short_answer", e->short_answer);
-	SD_JSTR(b, "quick_fix", e->quick_fix);
-	SD_JSTR(b, "retry_advice", e->retry_advice);
-	SD_JSTR(b, "meaning", e->meaning);
-	SD_JLIST(b, "causes", e->causes);
-	SD_JLIST(b, "fixes", e->fixes);
-	SD_JLIST(b, "fixer", e->fixers);
-	SD_JLIST(b, "paired", e->paired);
-	SD_JLIST(b, "related", e->related);
-	SD_JKEY(b, "faq");
-	sd_buf_putc(b, '[');
-	for (size_t i = 0; i < e->nfaq; i++) {
-		if (i)
-			sd_buf_putc(b, ',');
-		sd_buf_putc(b, '{');
-		jkey(b, "q", 1);
-		sd_buf_json_cstr(b, e->faq[i].q);
-		SD_JSTR(b, "a", e->faq[i].a);
-		sd_buf_putc(b, '}');
-	}
-	sd_buf_putc(b, ']');
-	SD_JLIST(b, "references", e->references);
-	SD_JLIST(b, "notes", e->notes);
-	SD_JKEY(b, "vendors");
-	sd_buf_putc(b, '[');
-	for (size_t i = 0; i < e->nvendors; i++) {
-		if (i)
-			sd_buf_putc(b, ',');
-		sd_buf_put(b, "{\"vendor\":", 10);
-		sd_buf_json_cstr(b, e->vendors[i].vendor);
-		SD_JSTR(b, "meaning", e->vendors[i].meaning);
-		SD_JSTR(b, "source", e->vendors[i].source);
-		sd_buf_putc(b, '}');
-	}
-	sd_buf_putc(b, ']');
-	SD_JSTR(b, "text", e->text);
-	SD_JLIST(b, "evidence", e->evidence);
-	sd_buf_putc(b, '}');
 }

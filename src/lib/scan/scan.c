@@ -10,6 +10,7 @@
 #include "kb/codes.h"
 #include "smtp/reply.h"
 #include "verdict/engine.h"
+#include "verdict/userrules.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -20,6 +21,7 @@ struct smtpdiag_scanner {
 	unsigned flags;
 	sd_arena arena;
 	sd_classifier *cls;
+	sd_urun *user;           /* the user's rules and this scanner's scratch, or NULL */
 	sd_logline line;
 	sd_lograw raws[SD_SCAN_MAX_RECORDS];
 	smtpdiag_logrec recs[SD_SCAN_MAX_RECORDS];
@@ -93,7 +95,13 @@ void smtpdiag_scanner_free(smtpdiag_scanner *s)
 		return;
 	sd_arena_free(&s->arena);
 	sd_classifier_free(s->cls);
+	sd_urun_free(s->user);
 	free(s);
+}
+
+int smtpdiag_scanner_set_rules(smtpdiag_scanner *s, const smtpdiag_rules *rules)
+{
+	return s ? sd_urun_set(&s->user, rules) : SMTPDIAG_EINVAL;
 }
 
 const smtpdiag_logrec *smtpdiag_scanner_rec(const smtpdiag_scanner *s, size_t i)
@@ -248,6 +256,7 @@ static void decide(smtpdiag_scanner *s, const sd_lograw *r, const rec_work *w,
 	ev.action = action_of(r);
 	ev.rhost = o->relay;
 	ev.destination = domain_of(o->recipient);
+	sd_urun_attach(s->user, &ev, NULL);
 	sd_verdict_decide(s->cls, &ev, v);
 }
 
@@ -284,6 +293,7 @@ static void verdict(smtpdiag_scanner *s, const sd_lograw *r, rec_work *w, smtpdi
 	o->advice = v.advice;
 	o->fixer = sd_fixer_list(v.fixer);
 	o->evidence = sd_verdict_trail(&s->arena, &v);
+	o->label = v.label;
 	o->issues = 0;
 	if (!w->rc && !o->status[0])
 		return;
@@ -467,5 +477,7 @@ void smtpdiag_logrec_json(const smtpdiag_logrec *r, smtpdiag_buf *out)
 	SD_JSTR(b, "advice", r->advice);
 	SD_JLIST(b, "fixer", r->fixer);
 	SD_JLIST(b, "evidence", r->evidence);
+	if (r->label && r->label[0]) /* only when a user rule set one */
+		SD_JSTR(b, "label", r->label);
 	sd_buf_putc(b, '}');
 }

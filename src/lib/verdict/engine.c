@@ -197,19 +197,66 @@ static int reference_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict 
 	return r;
 }
 
-static int user_reason(const sd_evidence *ev, sd_verdict *v)
+/* The first user rule that matches, asked before anything else. */
+static int ask_user(const sd_evidence *ev, sd_user_hit *h)
 {
-	char why[SD_TRAIL_LEN] = "user";
-	int r;
+	memset(h, 0, sizeof(*h));
+	h->reason = h->hard = h->retry = -1;
+	h->label = "";
+	if (!ev->user || ev->user(ev->user_ctx, ev, h) != 1)
+		return 0;
+	if (h->reason >= SD_R_COUNT)
+		h->reason = -1;
+	return 1;
+}
 
-	if (!ev->user)
-		return -1;
-	r = ev->user(ev->user_ctx, ev->text, ev->textn, why, sizeof(why));
-	if (r < 0 || r >= SD_R_COUNT)
+static int user_reason(const sd_user_hit *h, sd_verdict *v)
+{
+	if (!h || h->reason < 0)
 		return -1;
 	v->by = SD_BY_USER;
-	step(v, "%s -> %s", why, sd_reason_name(r));
-	return r;
+	step(v, "%s -> %s", h->who, sd_reason_name(h->reason));
+	return h->reason;
+}
+
+/* " key=value" appended to w (cap bytes; cut when full). */
+static void put_field(char *w, size_t cap, const char *key, const char *val)
+{
+	size_t k = strlen(w);
+
+	snprintf(w + k, cap - k, " %s=%s", key, val);
+}
+
+/* The fields a user rule sets replace the policy's, and only those; a hard
+ * bounce it sets is not retried, a retry it sets is no hard bounce, unless it
+ * sets both. The step is kept even when the trail is full. */
+static void user_fields(const sd_user_hit *h, sd_verdict *v)
+{
+	char what[SD_TRAIL_LEN] = "";
+
+	if (h->advice) {
+		v->advice = h->advice;
+		put_field(what, sizeof(what), "advice", h->advice);
+	}
+	if (h->hard >= 0) {
+		v->hard = h->hard;
+		v->retry = h->hard && h->retry < 0 ? 0 : v->retry;
+		put_field(what, sizeof(what), "hard", h->hard ? "yes" : "no");
+	}
+	if (h->retry >= 0) {
+		v->retry = h->retry;
+		v->hard = h->retry && h->hard < 0 ? 0 : v->hard;
+		put_field(what, sizeof(what), "retry", h->retry ? "yes" : "no");
+	}
+	if (h->label[0]) {
+		v->label = h->label;
+		put_field(what, sizeof(what), "label", h->label);
+	}
+	if (!what[0])
+		return;
+	if (v->ntrail >= SD_TRAIL_MAX)
+		v->ntrail = SD_TRAIL_MAX - 1;
+	step(v, "%s ->%s", h->who, what);
 }
 
 /* A provider's row that matched a long enough part of its own wording names the
@@ -225,9 +272,9 @@ static int vendor_reason(sd_verdict *v)
 	return r;
 }
 
-static int decide_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
+static int decide_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict *v, const sd_user_hit *h)
 {
-	int r = user_reason(ev, v);
+	int r = user_reason(h, v);
 
 	if (r >= 0)
 		return r;
@@ -241,7 +288,7 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
 		return SD_R_delivered;
 	}
 	r = reference_reason(c, ev, v);
-	if (r == SD_R_mailboxfull && !strncmp(ev->status + 1, ".3.1", 5)) {
+	if (r == SD_R_mailboxfull && ev->status[0] && !strncmp(ev->status + 1, ".3.1", 5)) {
 		/* X.3.1 is the mail system's storage (RFC 3463 3.4), not a quota:
 		 * "431 4.3.1 STOREDRV; mailbox disk is full" is the server's disk */
 		step(v, "status:%s (system storage) -> systemfull", ev->status);
@@ -338,8 +385,11 @@ static void sender_policy(const sd_evidence *ev, const sd_status *st, sd_verdict
 	/* a status that names the sender's side (its null MX, SPF, DKIM, DMARC,
 	 * credentials) counts whatever rule named the reason; the protocol's
 	 * X.5.x only when no rule did */
-	int side = v->by == SD_BY_USER ? 0 : sender_side(ev, st, v->by >= SD_BY_STATUS || v->by == SD_BY_OTHER);
+	int side;
 
+	if (v->by == SD_BY_USER) /* the user named the reason: its own policy */
+		return;
+	side = sender_side(ev, st, v->by >= SD_BY_STATUS || v->by == SD_BY_OTHER);
 	if (!side && !(v->vendor && v->vendor->advice && !strncmp(v->vendor->advice, "fix-", 4)))
 		return;
 	v->hard = 0;
@@ -359,7 +409,7 @@ static void policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
 	v->fixer = sd_reason_fixer(r);
 	v->hard = v->cls == 5 && sd_reason_hard(r);
 	v->retry = v->cls != 2 && !strcmp(v->advice, "retry"); /* reasons that clear with time */
-	if (vendor_step(v)) {
+	if (v->by != SD_BY_USER && vendor_step(v)) {
 		v->retry = !strcmp(v->advice, "retry") || (v->retry && !strcmp(v->advice, "contact-recipient-admin"));
 		v->hard = v->hard && !strcmp(v->advice, "suppress-recipient");
 	}
@@ -385,8 +435,12 @@ void sd_verdict_decide(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
 {
 	sd_status st;
 	const sd_status *pst = NULL;
+	sd_user_hit uh;
+	int user;
 
 	memset(v, 0, sizeof(*v));
+	v->label = "";
+	user = ask_user(ev, &uh);
 	if (ev->status[0] && sd_status_parse(ev->status, strlen(ev->status), &st))
 		pst = &st;
 	v->cls = class_of(ev);
@@ -394,12 +448,14 @@ void sd_verdict_decide(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
 		v->vendor = sd_vendor_match(ev->replycode, pst, ev->text, ev->textn);
 	if (v->vendor && strlen(v->vendor->snippet) < SD_VENDOR_MIN_SNIPPET)
 		v->vendor = NULL;
-	v->reason = decide_reason(c, ev, v);
+	v->reason = decide_reason(c, ev, v, user ? &uh : NULL);
 	if (v->reason == SD_R_delivered) {
 		v->cls = 2;
 		v->vendor = NULL;
 	}
 	policy(ev, pst, v);
+	if (user)
+		user_fields(&uh, v);
 }
 
 /* ---- names ---- */

@@ -30,9 +30,21 @@ enum { SD_BY_OTHER = 0, SD_BY_USER, SD_BY_VENDOR, SD_BY_HINT, SD_BY_RULE, SD_BY_
 /* What the MTA did with the message. */
 enum { SD_EV_NONE = 0, SD_EV_FAILED, SD_EV_DELAYED, SD_EV_EXPIRED, SD_EV_DELIVERED };
 
-/* A user rule set (future --rules): asked first. Returns a reason or -1, and
- * writes a name for the trail ("user:myrules:3") to why. */
-typedef int (*sd_user_rule_fn)(void *ctx, const char *text, size_t n, char *why, size_t whyn);
+struct sd_evidence;
+
+/* What the first matching user rule (--rules, docs/rules.md) sets: only the
+ * fields it names; the rest come from the engine's policy. */
+typedef struct sd_user_hit {
+	int reason;             /* SD_R_*, -1: not set */
+	const char *advice;     /* docs/reasons.md vocabulary, NULL: not set */
+	int hard, retry;        /* 0 or 1, -1: not set */
+	const char *label;      /* the user's word, "" when none */
+	char who[SD_TRAIL_LEN]; /* for the trail: "user:myrules.conf:12" */
+} sd_user_hit;
+
+/* A user rule set, asked first. Returns 1 and fills hit when a rule matched
+ * the evidence, else 0. */
+typedef int (*sd_user_rule_fn)(void *ctx, const struct sd_evidence *ev, sd_user_hit *hit);
 
 /* The evidence of one failure. Strings are NUL-terminated, "" when unknown. */
 typedef struct sd_evidence {
@@ -58,6 +70,7 @@ typedef struct sd_verdict {
 	unsigned fixer;         /* SD_FIX_* */
 	int by;                 /* SD_BY_*: the rung of the order that decided the reason */
 	const sd_kb_vendor *vendor; /* the vendor row the text matched, or NULL */
+	const char *label;      /* a user rule's label, "" when none */
 	int ntrail;
 	char trail[SD_TRAIL_MAX][SD_TRAIL_LEN];
 } sd_verdict;
