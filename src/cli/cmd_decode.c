@@ -9,7 +9,7 @@
 #include "opts.h"
 #include "tally.h"
 
-enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_END };
+enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_ESP, D_ALL_EVENTS, D_END };
 
 static const cli_opt opts[] = {
 	[D_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -19,6 +19,14 @@ static const cli_opt opts[] = {
 			"read = bounces + non-bounces + errors" },
 	[D_DELIVERED] = { "delivered", 0, CLI_FLAG, NULL, "also report successful-delivery notifications" },
 	[D_VACATION] = { "vacation", 0, CLI_FLAG, NULL, "also report auto-replies (RFC 3834)" },
+	[D_ESP] = { "esp", 0, CLI_VALUE, "NAME",
+		    "read every input as webhook events of this sending service (ses, sendgrid, mailgun, "
+		    "postmark, sparkpost, mandrill, brevo, mailjet, postal, resend, mailersend, mailtrap, "
+		    "unisender); without it, JSON and form-encoded inputs are read as events and each "
+		    "event's service is recognised from its content" },
+	[D_ALL_EVENTS] = { "all-events", 0, CLI_FLAG, NULL,
+			   "ESP events: also report deliveries, opens and clicks, not only bounces, deferrals, "
+			   "complaints and rejections" },
 	[D_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -29,7 +37,10 @@ static const cli_cmd decode_cmd = {
 	"Decode bounce emails into one verdict per recipient. A PATH is a file holding\n"
 	"one email, an mbox, a Maildir, any directory (read recursively), or '-' for\n"
 	"standard input. LF, CRLF and CR line ends are accepted; inputs are recognised\n"
-	"by content, not by name.\n",
+	"by content, not by name. Webhook bodies of email sending services (JSON: one\n"
+	"body, an array, or JSON Lines; or a form-encoded post) give one verdict per\n"
+	"recipient of each bounce, deferral, complaint or rejection, with esp and\n"
+	"esp_event set.\n",
 	"Inputs that cannot be decoded (empty, truncated, not mail, over a limit) are\n"
 	"reported on stderr, one line each, and counted; they never stop the run.\n"
 	"Exit status: 0 every input read, 1 some inputs failed, 2 bad usage, 3 internal failure.\n",
@@ -40,6 +51,8 @@ typedef struct run {
 	smtpdiag_decoder *dec;
 	smtpdiag_buf out;
 	unsigned flags;  /* SMTPDIAG_DECODE_* */
+	const char *esp; /* --esp NAME */
+	const char *origin; /* of the events being read */
 	int text;
 	int summary;
 	tally t;
@@ -67,12 +80,77 @@ static void out_flush(run *r)
 	r->out.len = 0;
 }
 
+static void put_fact(run *r, const smtpdiag_fact *f, const char *origin)
+{
+	size_t mark;
+
+	if (r->summary) {
+		tally_fact(&r->t, f->reason, f->destination, f->advice);
+		return;
+	}
+	if (r->text) {
+		print_text(r, f);
+		return;
+	}
+	mark = r->out.len;
+	smtpdiag_fact_json(f, &r->out);
+	if (r->out.oom) {
+		cli_err("decode: %s: out of memory writing JSON", origin);
+		r->out.oom = 0;
+		r->out.len = mark;
+		return;
+	}
+	r->out.data[r->out.len++] = '\n';
+	if (r->out.len >= OUT_CHUNK)
+		out_flush(r);
+}
+
+static void on_event(void *ctx, const smtpdiag_fact *f, const smtpdiag_error *e)
+{
+	run *r = ctx;
+
+	if (e)
+		cli_err("decode: %s: %s", r->origin, e->message);
+	else
+		put_fact(r, f, r->origin);
+}
+
+/* One input of ESP webhook events. */
+static void on_events(run *r, const char *origin, const char *msg, size_t len)
+{
+	smtpdiag_event_counts c = { 0, 0, 0, 0, 0 };
+	smtpdiag_error err = { 0, "" };
+	int n;
+
+	r->origin = origin;
+	n = smtpdiag_decode_events(r->dec, msg, len, origin, r->esp, on_event, r, &c, &err);
+	r->t.events += c.events;
+	r->t.ev_decided += c.decided;
+	r->t.ev_ignored += c.ignored;
+	r->t.ev_errors += c.errors;
+	if (n < 0 || c.errors) {
+		r->t.errors++;
+		if (n < 0)
+			cli_err("decode: %s: %s", origin, err.message);
+	} else if (c.facts) {
+		r->t.bounces++;
+	} else {
+		r->t.nonbounces++;
+	}
+}
+
 static void on_msg(void *ctx, const char *origin, const char *msg, size_t len)
 {
 	run *r = ctx;
 	smtpdiag_error err = { 0, "" };
-	int n = smtpdiag_decode(r->dec, msg, len, origin, &err);
-	size_t mark;
+	int n;
+
+	if (r->esp || smtpdiag_events_detect(msg, len)) {
+		r->t.inputs++;
+		on_events(r, origin, msg, len);
+		return;
+	}
+	n = smtpdiag_decode(r->dec, msg, len, origin, &err);
 
 	r->t.inputs++;
 	if (n < 0) {
@@ -85,28 +163,8 @@ static void on_msg(void *ctx, const char *origin, const char *msg, size_t len)
 		return;
 	}
 	r->t.bounces++;
-	for (int i = 0; i < n; i++) {
-		const smtpdiag_fact *f = smtpdiag_decoder_fact(r->dec, (size_t)i);
-		if (r->summary) {
-			tally_fact(&r->t, f->reason, f->destination, f->advice);
-			continue;
-		}
-		if (r->text) {
-			print_text(r, f);
-			continue;
-		}
-		mark = r->out.len;
-		smtpdiag_fact_json(f, &r->out);
-		if (r->out.oom) {
-			cli_err("decode: %s: out of memory writing JSON", origin);
-			r->out.oom = 0;
-			r->out.len = mark;
-			continue;
-		}
-		r->out.data[r->out.len++] = '\n';
-		if (r->out.len >= OUT_CHUNK)
-			out_flush(r);
-	}
+	for (int i = 0; i < n; i++)
+		put_fact(r, smtpdiag_decoder_fact(r->dec, (size_t)i), origin);
 }
 
 static void on_err(void *ctx, const char *origin, const char *why)
@@ -116,6 +174,18 @@ static void on_err(void *ctx, const char *origin, const char *why)
 	r->t.inputs++;
 	r->t.errors++;
 	cli_err("decode: %s: %s", origin, why);
+}
+
+static int check_esp(const cli_parse *p, const char **esp)
+{
+	const char *name;
+
+	for (size_t i = 0; (name = smtpdiag_esp_name(i)) != NULL; i++)
+		if (!strcmp(name, p->value)) {
+			*esp = name;
+			return -1;
+		}
+	return cli_usage(p->cmd, "--esp: unknown service '%s'", p->value);
 }
 
 static int on_opt(const cli_parse *p, int id, void *ctx)
@@ -133,6 +203,11 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		break;
 	case D_VACATION:
 		r->flags |= SMTPDIAG_DECODE_VACATION;
+		break;
+	case D_ESP:
+		return check_esp(p, &r->esp);
+	case D_ALL_EVENTS:
+		r->flags |= SMTPDIAG_DECODE_ALL_EVENTS;
 		break;
 	}
 	return -1;

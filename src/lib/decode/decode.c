@@ -22,14 +22,6 @@ static const struct {
  * 208 KiB) included, fit in the arena chunk a reset keeps: no malloc per message. */
 #define SD_DECODE_CHUNK (512u << 10)
 
-struct smtpdiag_decoder {
-	unsigned flags;
-	sd_arena arena;
-	sd_classifier *cls;
-	smtpdiag_fact *facts;
-	size_t nfacts;
-};
-
 smtpdiag_decoder *smtpdiag_decoder_new(unsigned flags)
 {
 	smtpdiag_decoder *d = calloc(1, sizeof(*d));
@@ -208,6 +200,10 @@ void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out)
 	SD_JSTR(b, "advice", f->advice);
 	SD_JLIST(b, "fixer", f->fixer);
 	SD_JLIST(b, "evidence", f->evidence);
+	if (f->esp && f->esp[0]) {
+		SD_JSTR(b, "esp", f->esp);
+		SD_JSTR(b, "esp_event", f->esp_event ? f->esp_event : "");
+	}
 	sd_buf_putc(b, '}');
 }
 
