@@ -26,7 +26,7 @@ PKG_LIBS   := $(shell pkg-config --libs libhs zlib jansson 2>/dev/null || echo -
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
 
 LIB_SRC   = $(sort $(shell find src/lib -name "*.c"))
-GEN_SRC   = $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c
+GEN_SRC   = $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c $(BUILD)/gen/taxonomy.c
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_SRC:.c=.o)
 CLI_SRC   = $(sort $(wildcard src/cli/*.c src/httpd/*.c))
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -34,6 +34,7 @@ TEST_SRC  = $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN  = $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 KB_FILES  = $(sort $(wildcard kb/entries/*.kb)) $(wildcard kb/reference/*.tsv)
 RULE_FILES= $(sort $(wildcard rules/*.rules rules/*.tsv))
+TAX_FILES = $(sort $(wildcard rules/taxonomy/*.tsv))
 
 STATIC    = $(BUILD)/libsmtpdiag.a
 SHARED    = $(BUILD)/libsmtpdiag.so.$(VERSION)
@@ -78,7 +79,11 @@ $(BUILD)/gen/rules_db.c: $(BUILD)/rulegen $(RULE_FILES)
 	@mkdir -p $(@D)
 	$(BUILD)/rulegen -o $@ rules
 
-$(LIB_OBJ): $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c
+$(BUILD)/gen/taxonomy.c: tools/taxgen.sh $(TAX_FILES)
+	@mkdir -p $(@D)
+	sh tools/taxgen.sh $@ rules/taxonomy
+
+$(LIB_OBJ): $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c $(BUILD)/gen/taxonomy.c
 
 $(STATIC): $(LIB_OBJ)
 	rm -f $@

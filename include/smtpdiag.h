@@ -283,6 +283,15 @@ int smtpdiag_decode_events(smtpdiag_decoder *d, const char *p, size_t len, const
 /* The services' names ("ses", "sendgrid", ...): i from 0 until NULL. */
 const char *smtpdiag_esp_name(size_t i);
 
+/* ---- taxonomies ----
+ * A verdict's category in other systems' vocabularies: "ses" (bounceType/
+ * bounceSubType), "sparkpost" (bounce_class), "postmark" (Type/TypeCode),
+ * "kumomta" and "powermta" (bounce categories). Tables: rules/taxonomy/. */
+const char *smtpdiag_taxonomy_name(size_t i); /* i from 0 until NULL */
+/* The fact's category in taxonomy name ("" when it has none), NULL for an
+ * unknown name. Static string. */
+const char *smtpdiag_taxonomy(const char *name, const smtpdiag_fact *f);
+
 /* The reason vocabulary (34 names) and the advice vocabulary. */
 size_t smtpdiag_reason_count(void);
 const char *smtpdiag_reason_name(size_t i);

@@ -9,7 +9,9 @@
 #include "opts.h"
 #include "tally.h"
 
-enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_ESP, D_ALL_EVENTS, D_END };
+enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_ESP, D_ALL_EVENTS, D_TAXONOMY, D_END };
+
+#define MAX_TAXONOMIES 8 /* --taxonomy options kept */
 
 static const cli_opt opts[] = {
 	[D_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -27,6 +29,9 @@ static const cli_opt opts[] = {
 	[D_ALL_EVENTS] = { "all-events", 0, CLI_FLAG, NULL,
 			   "ESP events: also report deliveries, opens and clicks, not only bounces, deferrals, "
 			   "complaints and rejections" },
+	[D_TAXONOMY] = { "taxonomy", 0, CLI_VALUE, "NAME",
+			 "add the verdict's category in another system's vocabulary to each JSON record "
+			 "(ses, sparkpost, postmark, kumomta, powermta; repeatable)" },
 	[D_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -53,6 +58,8 @@ typedef struct run {
 	unsigned flags;  /* SMTPDIAG_DECODE_* */
 	const char *esp; /* --esp NAME */
 	const char *origin; /* of the events being read */
+	const char *tax[MAX_TAXONOMIES]; /* --taxonomy NAMEs */
+	int ntax;
 	int text;
 	int summary;
 	tally t;
@@ -80,6 +87,24 @@ static void out_flush(run *r)
 	r->out.len = 0;
 }
 
+/* ,"taxonomy":{"ses":"Permanent/NoEmail",...} before the record's closing brace. */
+static void put_taxonomies(run *r, const smtpdiag_fact *f)
+{
+	if (!r->out.len || r->out.data[r->out.len - 1] != '}')
+		return;
+	r->out.len--;
+	smtpdiag_buf_append(&r->out, ",\"taxonomy\":{", 13);
+	for (int i = 0; i < r->ntax; i++) {
+		const char *v = smtpdiag_taxonomy(r->tax[i], f);
+		if (i)
+			smtpdiag_buf_append(&r->out, ",", 1);
+		smtpdiag_buf_json(&r->out, r->tax[i], strlen(r->tax[i]));
+		smtpdiag_buf_append(&r->out, ":", 1);
+		smtpdiag_buf_json(&r->out, v ? v : "", v ? strlen(v) : 0);
+	}
+	smtpdiag_buf_append(&r->out, "}}", 2);
+}
+
 static void put_fact(run *r, const smtpdiag_fact *f, const char *origin)
 {
 	size_t mark;
@@ -94,6 +119,8 @@ static void put_fact(run *r, const smtpdiag_fact *f, const char *origin)
 	}
 	mark = r->out.len;
 	smtpdiag_fact_json(f, &r->out);
+	if (r->ntax)
+		put_taxonomies(r, f);
 	if (r->out.oom) {
 		cli_err("decode: %s: out of memory writing JSON", origin);
 		r->out.oom = 0;
@@ -188,6 +215,24 @@ static int check_esp(const cli_parse *p, const char **esp)
 	return cli_usage(p->cmd, "--esp: unknown service '%s'", p->value);
 }
 
+static int add_taxonomy(const cli_parse *p, run *r)
+{
+	const char *name;
+
+	for (size_t i = 0; (name = smtpdiag_taxonomy_name(i)) != NULL; i++) {
+		if (strcmp(name, p->value) != 0)
+			continue;
+		for (int k = 0; k < r->ntax; k++)
+			if (r->tax[k] == name)
+				return -1;
+		if (r->ntax == MAX_TAXONOMIES)
+			return cli_usage(p->cmd, "--taxonomy: at most %d", MAX_TAXONOMIES);
+		r->tax[r->ntax++] = name;
+		return -1;
+	}
+	return cli_usage(p->cmd, "--taxonomy: unknown taxonomy '%s'", p->value);
+}
+
 static int on_opt(const cli_parse *p, int id, void *ctx)
 {
 	run *r = ctx;
@@ -209,6 +254,8 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case D_ALL_EVENTS:
 		r->flags |= SMTPDIAG_DECODE_ALL_EVENTS;
 		break;
+	case D_TAXONOMY:
+		return add_taxonomy(p, r);
 	}
 	return -1;
 }

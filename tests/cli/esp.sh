@@ -144,3 +144,12 @@ expect_out '^  ignored: +0$' "0 ignored"
 expect_out '^  errors: +2$' "2 errors"
 expect_exit 0 "summary over all fixtures" -- "$BIN" decode --summary "$E/ses" "$E/sendgrid/events.json"
 expect_out '^  ignored: +3$' "deliveries and opens are counted as ignored"
+
+expect_exit 0 "--taxonomy adds other systems' words" -- "$BIN" decode --taxonomy ses --taxonomy sparkpost \
+	--taxonomy postmark --taxonomy kumomta --taxonomy powermta "$E/sendgrid/events.json"
+expect_rec nobody@mail.example.net '"taxonomy":\{"ses":"Permanent/NoEmail","sparkpost":"10","postmark":"HardBounce/1","kumomta":"InvalidRecipient","powermta":"bad-mailbox"\}\}$'
+expect_rec suppressed@mail.example.net '"ses":"Permanent/Suppressed"' '"sparkpost":"25"'
+expect_rec angry@mail.example.net '"ses":"Complaint"' '"postmark":"SpamComplaint/100001"'
+expect_exit 0 "--taxonomy on a bounce email" -- "$BIN" decode --taxonomy ses samples/bounces/exchange-431.eml
+expect_out '"taxonomy":\{"ses":"Transient/' "a 4xx is Transient in SES's words"
+expect_exit 2 "--taxonomy with an unknown name is a usage error" -- "$BIN" decode --taxonomy nope "$E/sendgrid/events.json"
