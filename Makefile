@@ -20,13 +20,13 @@ SANFLAGS  = $(if $(SAN),$(SAN_ON))
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(SANFLAGS) $(CFLAGS)
 CPPFLAGS += -Iinclude -Isrc/lib -I$(BUILD)/gen
 # libmicrohttpd is opened by `serve` at run time (src/httpd/mhd_load.c), not linked.
-PKGS      = libhs libmicrohttpd zlib
+PKGS      = libhs libmicrohttpd zlib jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs libhs zlib 2>/dev/null || echo -lhs -lz) -ldl
+PKG_LIBS   := $(shell pkg-config --libs libhs zlib jansson 2>/dev/null || echo -lhs -lz -ljansson) -ldl
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
 
 LIB_SRC   = $(sort $(shell find src/lib -name "*.c"))
-GEN_SRC   = $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c
+GEN_SRC   = $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c $(BUILD)/gen/taxonomy.c
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_SRC:.c=.o)
 CLI_SRC   = $(sort $(wildcard src/cli/*.c src/httpd/*.c))
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -34,6 +34,7 @@ TEST_SRC  = $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN  = $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 KB_FILES  = $(sort $(wildcard kb/entries/*.kb)) $(wildcard kb/reference/*.tsv)
 RULE_FILES= $(sort $(wildcard rules/*.rules rules/*.tsv))
+TAX_FILES = $(sort $(wildcard rules/taxonomy/*.tsv))
 
 STATIC    = $(BUILD)/libsmtpdiag.a
 SHARED    = $(BUILD)/libsmtpdiag.so.$(VERSION)
@@ -78,7 +79,11 @@ $(BUILD)/gen/rules_db.c: $(BUILD)/rulegen $(RULE_FILES)
 	@mkdir -p $(@D)
 	$(BUILD)/rulegen -o $@ rules
 
-$(LIB_OBJ): $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c
+$(BUILD)/gen/taxonomy.c: tools/taxgen.sh $(TAX_FILES)
+	@mkdir -p $(@D)
+	sh tools/taxgen.sh $@ rules/taxonomy
+
+$(LIB_OBJ): $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c $(BUILD)/gen/taxonomy.c
 
 $(STATIC): $(LIB_OBJ)
 	rm -f $@

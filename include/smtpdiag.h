@@ -271,15 +271,18 @@ typedef struct smtpdiag_fact {
 	const char *const *fixer;    /* who acts: "sender", "sender-admin", "recipient", "recipient-admin" */
 	const char *const *evidence; /* the rules and rows that decided, in order */
 	const char *label;           /* the label a user rule set, "" when none (JSON: left out) */
+	const char *esp;             /* ESP events: the service ("ses"), else NULL or "" */
+	const char *esp_event;       /* its own type and sub-type ("bounce/Permanent/General") */
 } smtpdiag_fact;
 
 /* Decoder options. */
 enum {
 	SMTPDIAG_DECODE_DELIVERED = 1u << 0, /* also report successful deliveries */
 	SMTPDIAG_DECODE_VACATION = 1u << 1,  /* also report auto-replies */
-	SMTPDIAG_DECODE_NO_DELAYED = 1u << 2 /* leave out delay warnings: records whose
+	SMTPDIAG_DECODE_NO_DELAYED = 1u << 2, /* leave out delay warnings: records whose
 						action is delayed (RFC 3464: the MTA
 						will still try); expired ones stay */
+	SMTPDIAG_DECODE_ALL_EVENTS = 1u << 3 /* ESP events: also deliveries, opens, clicks */
 };
 
 typedef struct smtpdiag_decoder smtpdiag_decoder;
@@ -302,6 +305,46 @@ const smtpdiag_fact *smtpdiag_decoder_fact(const smtpdiag_decoder *d, size_t i);
 
 /* Append a fact as one JSON object (no trailing newline). */
 void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out);
+
+/* ---- ESP events ----
+ * Webhook bodies of sending services (SES, SendGrid, Mailgun, Postmark,
+ * SparkPost, Mandrill, Brevo, Mailjet, Postal, Resend, MailerSend, Mailtrap,
+ * UniSender Go) as each posts them: one body, a JSON array of bodies or
+ * events, JSON Lines of bodies, or a form-encoded post. Each bounce, deferral,
+ * complaint or rejection becomes one fact per recipient, decided by the same
+ * verdict engine as a bounce email, with esp and esp_event set. */
+
+typedef struct smtpdiag_event_counts {
+	size_t events;  /* events read: decided + ignored + errors */
+	size_t decided; /* events that gave facts */
+	size_t ignored; /* events with nothing to say (sends, deliveries, opens ...) */
+	size_t errors;  /* malformed JSON, events of no known service */
+	size_t facts;   /* facts given */
+} smtpdiag_event_counts;
+
+/* Called with each fact (e NULL), or with each error (f NULL): e->message says
+ * where ("line 3, column 7: ..."). Both live only during the call. */
+typedef void (*smtpdiag_event_fn)(void *arg, const smtpdiag_fact *f, const smtpdiag_error *e);
+
+/* 1 when p starts like ESP event input (JSON, or a form-encoded post). */
+int smtpdiag_events_detect(const char *p, size_t len);
+/* Decode the events in p. esp names the service (NULL: each event's service
+ * is recognised from its content). counts (may be NULL) is added to. Returns
+ * the number of facts, or a negative SMTPDIAG_E* code (unknown esp). */
+int smtpdiag_decode_events(smtpdiag_decoder *d, const char *p, size_t len, const char *origin,
+			   const char *esp, smtpdiag_event_fn fn, void *arg,
+			   smtpdiag_event_counts *counts, smtpdiag_error *err);
+/* The services' names ("ses", "sendgrid", ...): i from 0 until NULL. */
+const char *smtpdiag_esp_name(size_t i);
+
+/* ---- taxonomies ----
+ * A verdict's category in other systems' vocabularies: "ses" (bounceType/
+ * bounceSubType), "sparkpost" (bounce_class), "postmark" (Type/TypeCode),
+ * "kumomta" and "powermta" (bounce categories). Tables: rules/taxonomy/. */
+const char *smtpdiag_taxonomy_name(size_t i); /* i from 0 until NULL */
+/* The fact's category in taxonomy name ("" when it has none), NULL for an
+ * unknown name. Static string. */
+const char *smtpdiag_taxonomy(const char *name, const smtpdiag_fact *f);
 
 /* The reason vocabulary (34 names) and the advice vocabulary. */
 size_t smtpdiag_reason_count(void);

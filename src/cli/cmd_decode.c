@@ -9,7 +9,9 @@
 #include "opts.h"
 #include "tally.h"
 
-enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_RULES, D_WHY, D_END };
+enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_RULES, D_WHY, D_ESP, D_ALL_EVENTS, D_TAXONOMY, D_END };
+
+#define MAX_TAXONOMIES 8 /* --taxonomy options kept */
 
 static const cli_opt opts[] = {
 	[D_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -26,6 +28,17 @@ static const cli_opt opts[] = {
 	[D_WHY] = { "why", 0, CLI_FLAG, NULL,
 		    "with --format text, print under each verdict the evidence trail (the rules and "
 		    "rows that decided, in order), a user rule's label among them" },
+	[D_ESP] = { "esp", 0, CLI_VALUE, "NAME",
+		    "read every input as webhook events of this sending service (ses, sendgrid, mailgun, "
+		    "postmark, sparkpost, mandrill, brevo, mailjet, postal, resend, mailersend, mailtrap, "
+		    "unisender); without it, JSON and form-encoded inputs are read as events and each "
+		    "event's service is recognised from its content" },
+	[D_ALL_EVENTS] = { "all-events", 0, CLI_FLAG, NULL,
+			   "ESP events: also report deliveries, opens and clicks, not only bounces, deferrals, "
+			   "complaints and rejections" },
+	[D_TAXONOMY] = { "taxonomy", 0, CLI_VALUE, "NAME",
+			 "add the verdict's category in another system's vocabulary to each JSON record "
+			 "(ses, sparkpost, postmark, kumomta, powermta; repeatable)" },
 	[D_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -36,7 +49,10 @@ static const cli_cmd decode_cmd = {
 	"Decode bounce emails into one verdict per recipient. A PATH is a file holding\n"
 	"one email, an mbox, a Maildir, any directory (read recursively), or '-' for\n"
 	"standard input. LF, CRLF and CR line ends are accepted; inputs are recognised\n"
-	"by content, not by name.\n",
+	"by content, not by name. Webhook bodies of email sending services (JSON: one\n"
+	"body, an array, or JSON Lines; or a form-encoded post) give one verdict per\n"
+	"recipient of each bounce, deferral, complaint or rejection, with esp and\n"
+	"esp_event set.\n",
 	"Inputs that cannot be decoded (empty, truncated, not mail, over a limit) are\n"
 	"reported on stderr, one line each, and counted; they never stop the run.\n"
 	"Exit status: 0 every input read, 1 some inputs failed, 2 bad usage, 3 internal failure.\n",
@@ -47,6 +63,10 @@ typedef struct run {
 	smtpdiag_decoder *dec;
 	smtpdiag_buf out;
 	unsigned flags;  /* SMTPDIAG_DECODE_* */
+	const char *esp; /* --esp NAME */
+	const char *origin; /* of the events being read */
+	const char *tax[MAX_TAXONOMIES]; /* --taxonomy NAMEs */
+	int ntax;
 	int text, why;
 	const char *rules_path;
 	smtpdiag_rules *rules;
@@ -77,12 +97,97 @@ static void out_flush(run *r)
 	r->out.len = 0;
 }
 
+/* ,"taxonomy":{"ses":"Permanent/NoEmail",...} before the record's closing brace. */
+static void put_taxonomies(run *r, const smtpdiag_fact *f)
+{
+	if (!r->out.len || r->out.data[r->out.len - 1] != '}')
+		return;
+	r->out.len--;
+	smtpdiag_buf_append(&r->out, ",\"taxonomy\":{", 13);
+	for (int i = 0; i < r->ntax; i++) {
+		const char *v = smtpdiag_taxonomy(r->tax[i], f);
+		if (i)
+			smtpdiag_buf_append(&r->out, ",", 1);
+		smtpdiag_buf_json(&r->out, r->tax[i], strlen(r->tax[i]));
+		smtpdiag_buf_append(&r->out, ":", 1);
+		smtpdiag_buf_json(&r->out, v ? v : "", v ? strlen(v) : 0);
+	}
+	smtpdiag_buf_append(&r->out, "}}", 2);
+}
+
+static void put_fact(run *r, const smtpdiag_fact *f, const char *origin)
+{
+	size_t mark;
+
+	if (r->summary) {
+		tally_fact(&r->t, f->reason, f->destination, f->advice);
+		return;
+	}
+	if (r->text) {
+		print_text(r, f);
+		return;
+	}
+	mark = r->out.len;
+	smtpdiag_fact_json(f, &r->out);
+	if (r->ntax)
+		put_taxonomies(r, f);
+	if (r->out.oom) {
+		cli_err("decode: %s: out of memory writing JSON", origin);
+		r->out.oom = 0;
+		r->out.len = mark;
+		return;
+	}
+	r->out.data[r->out.len++] = '\n';
+	if (r->out.len >= OUT_CHUNK)
+		out_flush(r);
+}
+
+static void on_event(void *ctx, const smtpdiag_fact *f, const smtpdiag_error *e)
+{
+	run *r = ctx;
+
+	if (e)
+		cli_err("decode: %s: %s", r->origin, e->message);
+	else
+		put_fact(r, f, r->origin);
+}
+
+/* One input of ESP webhook events. */
+static void on_events(run *r, const char *origin, const char *msg, size_t len)
+{
+	smtpdiag_event_counts c = { 0, 0, 0, 0, 0 };
+	smtpdiag_error err = { 0, "" };
+	int n;
+
+	r->origin = origin;
+	n = smtpdiag_decode_events(r->dec, msg, len, origin, r->esp, on_event, r, &c, &err);
+	r->t.events += c.events;
+	r->t.ev_decided += c.decided;
+	r->t.ev_ignored += c.ignored;
+	r->t.ev_errors += c.errors;
+	if (n < 0 || c.errors) {
+		r->t.errors++;
+		if (n < 0)
+			cli_err("decode: %s: %s", origin, err.message);
+	} else if (c.facts) {
+		r->t.bounces++;
+	} else {
+		r->t.nonbounces++;
+	}
+}
+
 static void on_msg(void *ctx, const char *origin, const char *msg, size_t len)
 {
 	run *r = ctx;
 	smtpdiag_error err = { 0, "" };
-	int n = smtpdiag_decode(r->dec, msg, len, origin, &err);
-	size_t mark;
+	int n;
+
+	if (r->esp || smtpdiag_events_detect(msg, len)) {
+		r->t.inputs++;
+		on_events(r, origin, msg, len);
+		return;
+	}
+	n = smtpdiag_decode(r->dec, msg, len, origin, &err);
 
 	r->t.inputs++;
 	if (n < 0) {
@@ -95,28 +200,8 @@ static void on_msg(void *ctx, const char *origin, const char *msg, size_t len)
 		return;
 	}
 	r->t.bounces++;
-	for (int i = 0; i < n; i++) {
-		const smtpdiag_fact *f = smtpdiag_decoder_fact(r->dec, (size_t)i);
-		if (r->summary) {
-			tally_fact(&r->t, f->reason, f->destination, f->advice);
-			continue;
-		}
-		if (r->text) {
-			print_text(r, f);
-			continue;
-		}
-		mark = r->out.len;
-		smtpdiag_fact_json(f, &r->out);
-		if (r->out.oom) {
-			cli_err("decode: %s: out of memory writing JSON", origin);
-			r->out.oom = 0;
-			r->out.len = mark;
-			continue;
-		}
-		r->out.data[r->out.len++] = '\n';
-		if (r->out.len >= OUT_CHUNK)
-			out_flush(r);
-	}
+	for (int i = 0; i < n; i++)
+		put_fact(r, smtpdiag_decoder_fact(r->dec, (size_t)i), origin);
 }
 
 static void on_err(void *ctx, const char *origin, const char *why)
@@ -126,6 +211,36 @@ static void on_err(void *ctx, const char *origin, const char *why)
 	r->t.inputs++;
 	r->t.errors++;
 	cli_err("decode: %s: %s", origin, why);
+}
+
+static int check_esp(const cli_parse *p, const char **esp)
+{
+	const char *name;
+
+	for (size_t i = 0; (name = smtpdiag_esp_name(i)) != NULL; i++)
+		if (!strcmp(name, p->value)) {
+			*esp = name;
+			return -1;
+		}
+	return cli_usage(p->cmd, "--esp: unknown service '%s'", p->value);
+}
+
+static int add_taxonomy(const cli_parse *p, run *r)
+{
+	const char *name;
+
+	for (size_t i = 0; (name = smtpdiag_taxonomy_name(i)) != NULL; i++) {
+		if (strcmp(name, p->value) != 0)
+			continue;
+		for (int k = 0; k < r->ntax; k++)
+			if (r->tax[k] == name)
+				return -1;
+		if (r->ntax == MAX_TAXONOMIES)
+			return cli_usage(p->cmd, "--taxonomy: at most %d", MAX_TAXONOMIES);
+		r->tax[r->ntax++] = name;
+		return -1;
+	}
+	return cli_usage(p->cmd, "--taxonomy: unknown taxonomy '%s'", p->value);
 }
 
 static int on_opt(const cli_parse *p, int id, void *ctx)
@@ -153,6 +268,13 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case D_WHY:
 		r->why = 1;
 		break;
+	case D_ESP:
+		return check_esp(p, &r->esp);
+	case D_ALL_EVENTS:
+		r->flags |= SMTPDIAG_DECODE_ALL_EVENTS;
+		break;
+	case D_TAXONOMY:
+		return add_taxonomy(p, r);
 	}
 	return -1;
 }

@@ -85,6 +85,12 @@ void tally_print(const tally *t, FILE *f)
 	fprintf(f, "  bounces:     %lu\n", t->bounces);
 	fprintf(f, "  non-bounces: %lu\n", t->nonbounces);
 	fprintf(f, "  errors:      %lu\n", t->errors);
+	if (t->events) {
+		fprintf(f, "events:      %lu\n", t->events);
+		fprintf(f, "  decided:     %lu\n", t->ev_decided);
+		fprintf(f, "  ignored:     %lu\n", t->ev_ignored);
+		fprintf(f, "  errors:      %lu\n", t->ev_errors);
+	}
 	fprintf(f, "results:     %lu\n", t->results);
 	counter_print(&t->reason, "by reason", f);
 	counter_print(&t->domain, "by recipient domain", f);

@@ -12,6 +12,7 @@ typedef struct counter {
 
 typedef struct tally {
 	unsigned long inputs, bounces, nonbounces, errors, results;
+	unsigned long events, ev_decided, ev_ignored, ev_errors; /* ESP events */
 	counter reason, domain, advice;
 } tally;
 

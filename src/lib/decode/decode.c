@@ -23,15 +23,6 @@ static const struct {
  * 208 KiB) included, fit in the arena chunk a reset keeps: no malloc per message. */
 #define SD_DECODE_CHUNK (512u << 10)
 
-struct smtpdiag_decoder {
-	unsigned flags;
-	sd_arena arena;
-	sd_classifier *cls;
-	sd_urun *user;          /* the user's rules and this decoder's scratch, or NULL */
-	smtpdiag_fact *facts;
-	size_t nfacts;
-};
-
 smtpdiag_decoder *smtpdiag_decoder_new(unsigned flags)
 {
 	smtpdiag_decoder *d = calloc(1, sizeof(*d));
@@ -229,6 +220,10 @@ void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out)
 	SD_JLIST(b, "evidence", f->evidence);
 	if (f->label && f->label[0]) /* only when a user rule set one */
 		SD_JSTR(b, "label", f->label);
+	if (f->esp && f->esp[0]) {
+		SD_JSTR(b, "esp", f->esp);
+		SD_JSTR(b, "esp_event", f->esp_event ? f->esp_event : "");
+	}
 	sd_buf_putc(b, '}');
 }
 

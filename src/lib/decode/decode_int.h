@@ -3,6 +3,18 @@
 #define SD_DECODE_INT_H
 
 #include "smtpdiag.h"
+#include "core/util.h"
+#include "verdict/classify.h"
+#include "verdict/userrules.h"
+
+struct smtpdiag_decoder {
+	unsigned flags;
+	sd_arena arena;
+	sd_classifier *cls;
+	sd_urun *user;          /* the user's rules and this decoder's scratch, or NULL */
+	smtpdiag_fact *facts;
+	size_t nfacts;
+};
 
 /* Decode text that may be a whole email with a per-thread decoder and return
  * the fact that matters most (the first failure). Returns the fact count (0 when

@@ -1,0 +1,155 @@
+#!/bin/sh
+# CLI tests of `smtpdiag decode` over ESP webhook events (tests/fixtures/esp/).
+. "$(dirname "$0")/lib.sh"
+E=tests/fixtures/esp
+
+# expect_rec FILE RECIPIENT PATTERN...: the record of RECIPIENT in the last
+# stdout matches every PATTERN (grep -E), one test for all of them.
+expect_rec() {
+	n=$((n + 1))
+	line=$(grep -F "\"recipient\":\"$1\"" "$TMP/out" | head -1)
+	shift
+	what=$*
+	for pat in "$@"; do
+		if ! printf '%s\n' "$line" | grep -Eq -- "$pat"; then
+			echo "not ok $n - $what (lacks /$pat/)"; printf '#   %s\n' "$line" | cut -c1-300
+			return
+		fi
+	done
+	echo "ok $n - $what"
+}
+FAIL='"action":"failed"'
+DELAY='"action":"delayed"'
+HARD='"hardbounce":true'
+SOFT='"hardbounce":false'
+FEED='"reason":"feedback"'
+
+expect_exit 0 "SES: SNS notification with the event in Message" -- "$BIN" decode "$E/ses/sns-bounce-permanent.json"
+expect_lines 1 "SES: one bounced recipient" out
+expect_rec gone@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"replycode":"550"' \
+	'"esp":"ses"' '"esp_event":"bounce/Permanent/General"' '"addresser":"billing@shop.example.com"' \
+	'"timestamp":1709547302'
+expect_exit 0 "SES: raw transient bounce" -- "$BIN" decode "$E/ses/raw-bounce-transient.json"
+expect_rec full@mail.example.org "$FAIL" "$SOFT" '"reason":"mailboxfull"' '"deliverystatus":"4\.'
+expect_exit 0 "SES: suppressed" -- "$BIN" decode "$E/ses/bounce-suppressed.json"
+expect_rec listed@mail.example.net "$FAIL" '"reason":"suppressed"'
+expect_exit 0 "SES: complaint" -- "$BIN" decode "$E/ses/complaint.json"
+expect_rec angry@mail.example.net "$FEED" '"esp_event":"complaint/abuse"'
+expect_exit 0 "SES: delivery delay" -- "$BIN" decode "$E/ses/delivery-delay.json"
+expect_rec slow@mail.example.org "$DELAY" "$SOFT" '"retry":true' '"replycode":"421"'
+expect_exit 0 "SES: a delivery gives nothing" -- "$BIN" decode "$E/ses/delivery.json"
+expect_lines 0 "SES: no record for a delivery" out
+expect_exit 0 "SES: a delivery with --all-events" -- "$BIN" decode --all-events "$E/ses/delivery.json"
+expect_rec ok@mail.example.org '"reason":"delivered"' '"action":"delivered"'
+
+expect_exit 0 "SendGrid: an array of events" -- "$BIN" decode "$E/sendgrid/events.json"
+expect_lines 5 "SendGrid: bounce, blocked, deferred, dropped, spamreport" out
+expect_rec nobody@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"bounce/bounce/Invalid Address"'
+expect_rec listed@mail.example.org "$FAIL" "$SOFT" '"reason":"blocked"' '"esp_event":"bounce/blocked'
+expect_rec later@mail.example.org "$DELAY" "$SOFT" '"replycode":"451"'
+expect_rec suppressed@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"dropped"'
+expect_rec angry@mail.example.net "$FEED"
+expect_exit 0 "SendGrid: --all-events adds delivered and open" -- "$BIN" decode --all-events "$E/sendgrid/events.json"
+expect_lines 7 "SendGrid: seven records" out
+expect_exit 0 "surrogate pairs decode to one character" -- "$BIN" decode "$E/sendgrid/surrogate.json"
+expect_out "mailbox $(printf '\360\237\230\200') unknown" "U+1F600 from \\ud83d\\ude00"
+
+expect_exit 0 "Mailgun: failed, permanent" -- "$BIN" decode "$E/mailgun/failed-permanent.json"
+expect_rec alice@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"replycode":"550"' \
+	'"esp_event":"failed/permanent/bounce"' '"subject":"Spring sale"'
+expect_exit 0 "Mailgun: failed, temporary" -- "$BIN" decode "$E/mailgun/failed-temporary.json"
+expect_rec bob@mail.example.org "$DELAY" "$SOFT" '"reason":"mailboxfull"'
+expect_exit 0 "Mailgun: complained" -- "$BIN" decode "$E/mailgun/complained.json"
+expect_rec angry@mail.example.net "$FEED"
+expect_exit 0 "Mailgun: legacy form post" -- "$BIN" decode "$E/mailgun/legacy-bounced.form"
+expect_rec carol@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp":"mailgun"'
+
+expect_exit 0 "Postmark: hard bounce" -- "$BIN" decode "$E/postmark/bounce-hard.json"
+expect_rec dave@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"Bounce/HardBounce/1"'
+expect_exit 0 "Postmark: soft bounce without text" -- "$BIN" decode "$E/postmark/bounce-soft-notext.json"
+expect_rec erin@mail.example.org "$FAIL" "$SOFT" '"deliverystatus":"4\.'
+expect_exit 0 "Postmark: spam complaint" -- "$BIN" decode "$E/postmark/spam-complaint.json"
+expect_rec frank@mail.example.net "$FEED"
+
+expect_exit 0 "SparkPost: msys batch" -- "$BIN" decode "$E/sparkpost/batch.json"
+expect_lines 4 "SparkPost: bounce, delay, complaint, out of band (the click is ignored)" out
+expect_rec gina@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"bounce/10"'
+expect_rec hank@mail.example.org "$DELAY" "$SOFT" '"reason":"mailboxfull"'
+expect_rec ivy@mail.example.net "$FEED"
+expect_rec jack@mail.example.org "$FAIL" '"esp_event":"out_of_band/51"'
+
+expect_exit 0 "Mandrill: mandrill_events form field" -- "$BIN" decode "$E/mandrill/events.form"
+expect_lines 5 "Mandrill: five events" out
+expect_rec liam@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"hard_bounce/bad_mailbox"'
+expect_rec mia@mail.example.org "$FAIL" "$SOFT" '"reason":"mailboxfull"'
+expect_rec ned@mail.example.net "$FAIL" '"reason":"suppressed"'
+expect_rec olga@mail.example.net "$FEED"
+expect_rec pat@mail.example.org "$DELAY" "$SOFT" '"replycode":"421"'
+
+expect_exit 0 "Brevo: JSON Lines" -- "$BIN" decode "$E/brevo/events.jsonl"
+expect_lines 5 "Brevo: five events" out
+expect_rec quinn@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
+expect_rec rose@mail.example.org "$FAIL" "$SOFT" '"reason":"mailboxfull"'
+expect_rec sam@mail.example.net "$FAIL" '"reason":"suppressed"'
+expect_rec tina@mail.example.net "$FEED"
+expect_rec uma@mail.example.org "$DELAY" "$SOFT"
+
+expect_exit 0 "Mailjet" -- "$BIN" decode "$E/mailjet/events.json"
+expect_rec victor@mail.example.net "$FAIL" '"reason":"userunknown"' '"esp_event":"bounce/recipient/user unknown"'
+expect_rec wendy@mail.example.org "$FAIL" "$SOFT" '"reason":"mailboxfull"'
+expect_rec xena@mail.example.net "$FAIL" '"reason":"suppressed"'
+expect_rec yuri@mail.example.net "$FEED"
+
+expect_exit 0 "Postal: delivery failed" -- "$BIN" decode "$E/postal/delivery-failed.json"
+expect_rec zoe@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"MessageDeliveryFailed/HardFail"'
+expect_exit 0 "Postal: delayed" -- "$BIN" decode "$E/postal/delayed.json"
+expect_rec amy@mail.example.org "$DELAY" "$SOFT" '"replycode":"451"'
+
+expect_exit 0 "Resend: bounced, suppressed" -- "$BIN" decode "$E/resend/bounced-suppressed.json"
+expect_rec ben@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"email.bounced/Permanent/Suppressed"'
+expect_exit 0 "Resend: delivery delayed" -- "$BIN" decode "$E/resend/delivery-delayed.json"
+expect_rec cleo@mail.example.org "$DELAY" "$SOFT"
+expect_exit 0 "Resend: complained" -- "$BIN" decode "$E/resend/complained.json"
+expect_rec dora@mail.example.net "$FEED"
+
+expect_exit 0 "MailerSend: hard bounced" -- "$BIN" decode "$E/mailersend/hard-bounced.json"
+expect_rec eli@mail.example.net "$FAIL" "$HARD" '"reason":"hostunknown"'
+expect_exit 0 "MailerSend: soft bounced" -- "$BIN" decode "$E/mailersend/soft-bounced.json"
+expect_rec fay@mail.example.org "$FAIL" "$SOFT" '"reason":"mailboxfull"'
+
+expect_exit 0 "Mailtrap" -- "$BIN" decode "$E/mailtrap/events.json"
+expect_lines 3 "Mailtrap: bounce, soft bounce, spam (the delivery is ignored)" out
+expect_rec gus@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
+expect_rec hal@mail.example.org "$DELAY" "$SOFT"
+expect_rec ida@mail.example.net "$FEED"
+
+expect_exit 0 "UniSender Go" -- "$BIN" decode "$E/unisender/events.json"
+expect_rec kai@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
+expect_rec lea@mail.example.org "$DELAY" "$SOFT" '"reason":"mailboxfull"'
+expect_rec max@mail.example.net "$FEED"
+
+expect_exit 0 "--esp names the service" -- "$BIN" decode --esp sendgrid "$E/sendgrid/events.json"
+expect_lines 5 "--esp sendgrid: the same five records" out
+expect_exit 2 "--esp with an unknown name is a usage error" -- "$BIN" decode --esp nosuch "$E/sendgrid/events.json"
+expect_err "unknown service 'nosuch'" "the unknown name is named"
+
+expect_exit 1 "a bad line and an unknown event do not lose the others" -- "$BIN" decode "$E/bad/mixed.jsonl"
+expect_lines 2 "the two good events decode" out
+expect_err 'mixed.jsonl: line 3, column 1: ' "the bad JSON is named with line and column"
+expect_err 'line 3: event 3: not an event of a known service' "the unknown event is named"
+expect_exit 1 "summary counts add up" -- "$BIN" decode --summary "$E/bad/mixed.jsonl"
+expect_out '^events: +4$' "4 events read"
+expect_out '^  decided: +2$' "2 decided"
+expect_out '^  ignored: +0$' "0 ignored"
+expect_out '^  errors: +2$' "2 errors"
+expect_exit 0 "summary over all fixtures" -- "$BIN" decode --summary "$E/ses" "$E/sendgrid/events.json"
+expect_out '^  ignored: +3$' "deliveries and opens are counted as ignored"
+
+expect_exit 0 "--taxonomy adds other systems' words" -- "$BIN" decode --taxonomy ses --taxonomy sparkpost \
+	--taxonomy postmark --taxonomy kumomta --taxonomy powermta "$E/sendgrid/events.json"
+expect_rec nobody@mail.example.net '"taxonomy":\{"ses":"Permanent/NoEmail","sparkpost":"10","postmark":"HardBounce/1","kumomta":"InvalidRecipient","powermta":"bad-mailbox"\}\}$'
+expect_rec suppressed@mail.example.net '"ses":"Permanent/Suppressed"' '"sparkpost":"25"'
+expect_rec angry@mail.example.net '"ses":"Complaint"' '"postmark":"SpamComplaint/100001"'
+expect_exit 0 "--taxonomy on a bounce email" -- "$BIN" decode --taxonomy ses samples/bounces/exchange-431.eml
+expect_out '"taxonomy":\{"ses":"Transient/' "a 4xx is Transient in SES's words"
+expect_exit 2 "--taxonomy with an unknown name is a usage error" -- "$BIN" decode --taxonomy nope "$E/sendgrid/events.json"
