@@ -49,6 +49,20 @@ static const struct {
 	  SMTPDIAG_EXPLAIN_TEXT, 450, "4.2.1", SMTPDIAG_CLASS_TRANSIENT, 1, VR, "ratelimited", 0, NULL },
 	{ "431 4.3.1 STOREDRV; mailbox disk is full", SMTPDIAG_EXPLAIN_TEXT, 431, "4.3.1",
 	  SMTPDIAG_CLASS_TRANSIENT, 1, NS, "systemfull", 0, NULL },
+	/* one attempt: a network failure without codes is that attempt's, and a
+	 * 4xx without a known phrase is read by its status or reply code; only an
+	 * MTA that says it gave up makes it expired */
+	{ "Connection refused", SMTPDIAG_EXPLAIN_TEXT, 0, "", SMTPDIAG_CLASS_NONE, 1, 0, "networkerror", 0, NULL },
+	{ "connect to mx.example.org[192.0.2.7]:25: Connection timed out", SMTPDIAG_EXPLAIN_TEXT, 0, "",
+	  SMTPDIAG_CLASS_NONE, 1, 0, "networkerror", 0, NULL },
+	{ "giving up on mx.example.org: Connection timed out", SMTPDIAG_EXPLAIN_TEXT, 0, "", SMTPDIAG_CLASS_NONE, 0, 0,
+	  "expired", 0, NULL },
+	{ "421 4.4.2 Connection timed out", SMTPDIAG_EXPLAIN_TEXT, 421, "4.4.2", SMTPDIAG_CLASS_TRANSIENT, 1, 0,
+	  "networkerror", 0, NULL },
+	{ "451 4.4.0 Please try later", SMTPDIAG_EXPLAIN_TEXT, 451, "4.4.0", SMTPDIAG_CLASS_TRANSIENT, 1, 0,
+	  "networkerror", 0, NULL },
+	{ "421 Please come back in a moment", SMTPDIAG_EXPLAIN_TEXT, 421, "", SMTPDIAG_CLASS_TRANSIENT, 1, 0,
+	  "systemerror", 0, NULL },
 	{ "postfix/smtp[1]: ABC: to=<bob@example.org>, relay=mx.example.org[192.0.2.7]:25, dsn=5.1.1, "
 	  "status=bounced (host mx.example.org[192.0.2.7] said: 550 5.1.1 <bob@example.org>: Recipient address rejected: User unknown (in reply to RCPT TO command))",
 	  SMTPDIAG_EXPLAIN_FILE, 550, "5.1.1", SMTPDIAG_CLASS_PERMANENT, 0, 0, "userunknown", 1, NULL },

@@ -482,10 +482,10 @@ static smtpdiag_faq *faq_of(explain_obj *o, const sd_kb_entry *en, size_t *n)
 	return f;
 }
 
-/* What the MTA would do with a reply of this class. */
+/* What the MTA would do with a reply of this class: a 4xx is one attempt. */
 static int action_of_class(int cls)
 {
-	return cls == 4 ? SD_EV_DELAYED : cls == 5 ? SD_EV_FAILED : cls == 2 ? SD_EV_DELIVERED : SD_EV_NONE;
+	return cls == 4 ? SD_EV_ATTEMPT : cls == 5 ? SD_EV_FAILED : cls == 2 ? SD_EV_DELIVERED : SD_EV_NONE;
 }
 
 /* The engine's verdict on what the query holds. */

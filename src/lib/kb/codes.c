@@ -260,9 +260,18 @@ size_t sd_vendor_text_score(const sd_kb_vendor *v, const char *text, size_t text
 	return text && textlen ? pieces_score(v->pieces, text, textlen) : 0;
 }
 
-static int vrow_code_match(const vrow *r, const sd_kb_vendor *v, int rc, const sd_status *st)
+/* X.0.0 says no more than the class: it is what a DSN or Postfix writes when
+ * the reply carried no status, so a row without a status may match it. */
+static int generic_status(const sd_status *st)
 {
-	if (st ? !vrow_status_match(r, st) : r->cls != 0)
+	return st && st->subject == 0 && st->detail == 0;
+}
+
+static int vrow_code_match(const vrow *r, const sd_kb_vendor *v, int rc, const sd_status *st, int loose)
+{
+	int ok = st ? vrow_status_match(r, st) || (loose && r->cls == 0 && generic_status(st)) : r->cls == 0;
+
+	if (!ok)
 		return 0;
 	return !(v->replycode && rc && v->replycode != rc);
 }
@@ -277,14 +286,14 @@ const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *tex
 	if (!vrows)
 		return NULL;
 	b = has_st ? vbucket(st->cls, st->subject) : 0;
-	if (vidx && b != VB_OTHER) {
+	if (vidx && b != VB_OTHER && !generic_status(has_st ? st : NULL)) {
 		from = vstart[b];
 		to = vstart[b + 1];
 	}
 	for (size_t j = from; j < to; j++) {
 		size_t i = vidx && b != VB_OTHER ? vidx[j] : j, sc;
 		const sd_kb_vendor *v = &sd_kb_vendors[i];
-		if (!vrow_code_match(&vrows[i], v, rc, has_st ? st : NULL))
+		if (!vrow_code_match(&vrows[i], v, rc, has_st ? st : NULL, 1))
 			continue;
 		if (!tn) {
 			if (rc && v->replycode == rc && v->differs)
@@ -312,7 +321,7 @@ size_t sd_vendor_rows_for_code(int rc, const sd_status *st, const sd_kb_vendor *
 		return 0;
 	for (int ranges = 0; ranges < 2; ranges++) /* rows for this very code before ranges */
 		for (size_t i = 0; i < sd_kb_nvendors && n < max; i++)
-			if ((vrows[i].dlo != vrows[i].dhi) == ranges && vrow_code_match(&vrows[i], &sd_kb_vendors[i], rc, st))
+			if ((vrows[i].dlo != vrows[i].dhi) == ranges && vrow_code_match(&vrows[i], &sd_kb_vendors[i], rc, st, 0))
 				out[n++] = &sd_kb_vendors[i];
 	return n;
 }

@@ -231,7 +231,7 @@ static int action_of(const sd_lograw *r)
 {
 	switch (r->action) {
 	case SD_ACT_SENT: return SD_EV_DELIVERED;
-	case SD_ACT_DEFERRED: return SD_EV_DELAYED;
+	case SD_ACT_DEFERRED: return SD_EV_ATTEMPT; /* one attempt, not a delay notice */
 	case SD_ACT_EXPIRED: return SD_EV_EXPIRED;
 	case SD_ACT_BOUNCED: return SD_EV_FAILED;
 	default: return SD_EV_NONE;

@@ -45,7 +45,7 @@ static int class_of(const sd_evidence *ev)
 		return ev->status[0] - '0';
 	switch (ev->action) {
 	case SD_EV_DELIVERED: return 2;
-	case SD_EV_DELAYED: return 4;
+	case SD_EV_DELAYED: case SD_EV_ATTEMPT: return 4;
 	case SD_EV_FAILED: case SD_EV_EXPIRED: return 5;
 	default: break;
 	}
@@ -58,8 +58,8 @@ static int class_of(const sd_evidence *ev)
 
 static const char *action_word(int a)
 {
-	static const char *const w[] = { "", "failed", "delayed", "expired", "delivered" };
-	return a >= 0 && a <= SD_EV_DELIVERED ? w[a] : "";
+	static const char *const w[] = { "", "failed", "delayed", "expired", "delivered", "deferred" };
+	return a >= 0 && a <= SD_EV_ATTEMPT ? w[a] : "";
 }
 
 static int decided(int r)
@@ -89,7 +89,11 @@ static void cite_other(sd_verdict *v, const sd_evidence *ev, const sd_vd_why *w,
 	const char *st = ev->status;
 
 	v->by = SD_BY_STATUS;
-	if (w->sname == r)
+	if (r == SD_R_expired && ev->action == SD_EV_FAILED && st[0] == '4') {
+		/* a failure report of a transient status: the MTA gave up */
+		v->by = SD_BY_ACTION;
+		step(v, "action:failed (%s) -> expired", st);
+	} else if (w->sname == r)
 		step(v, "status:%s -> %s", st, sd_reason_name(r));
 	else if ((r == SD_R_securityerror || r == SD_R_contenterror) && st[0] && (st[2] == '6' || st[2] == '7'))
 		step(v, "status:%s (X.%c.x) -> %s", st, st[2], sd_reason_name(r));
@@ -143,17 +147,30 @@ static int reply_implies(const sd_evidence *ev)
 		return SD_R_rejected; /* mailbox name not allowed: the sender's */
 	if (rc == 431 || rc == 452)
 		return SD_R_systemfull; /* insufficient system storage */
+	if ((rc == 421 || rc == 451) && ev->action == SD_EV_ATTEMPT)
+		return SD_R_systemerror; /* service not available, local error in processing */
 	return -1;
 }
 
-/* An enhanced status of the protocol subject (X.5.x) is a syntax error when
- * nothing more specific decided. */
+/* The subject of an enhanced status (RFC 3463 3.1), when nothing more
+ * specific decided: the protocol (X.5.x) is a syntax error; in one failed
+ * attempt, a transient trouble of the mail system (4.3.x) or of the network
+ * and routing (4.4.x) is the receiving system's or the path's. (A bounce or
+ * a delay notice keeps the reference decoder's reading: a delay is expired.) */
 static int status_implies(const sd_evidence *ev)
 {
 	const char *s = ev->status;
 
-	if (s[0] && s[1] == '.' && s[2] == '5' && s[3] == '.')
+	if (!s[0] || s[1] != '.' || !s[2] || s[3] != '.')
+		return -1;
+	if (s[2] == '5')
 		return SD_R_syntaxerror;
+	if (ev->action != SD_EV_ATTEMPT || s[0] != '4')
+		return -1;
+	if (s[2] == '3')
+		return SD_R_systemerror;
+	if (s[2] == '4')
+		return SD_R_networkerror;
 	return -1;
 }
 
@@ -304,7 +321,7 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict *v,
 		return r;
 	v->by = SD_BY_STATUS;
 	if ((r = status_implies(ev)) >= 0) {
-		step(v, "status:%s (X.5.x) -> %s", ev->status, sd_reason_name(r));
+		step(v, "status:%s (X.%c.x) -> %s", ev->status, ev->status[2], sd_reason_name(r));
 		return r;
 	}
 	v->by = SD_BY_REPLY;
@@ -377,7 +394,7 @@ static int gave_up(const sd_evidence *ev, const sd_status *st, int r)
 {
 	if (ev->action == SD_EV_EXPIRED || (st && st->subject == 4 && st->detail == 7))
 		return 1;
-	return r == SD_R_expired && ev->action != SD_EV_DELAYED;
+	return r == SD_R_expired && ev->action != SD_EV_DELAYED && ev->action != SD_EV_ATTEMPT;
 }
 
 static void sender_policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)

@@ -27,8 +27,12 @@ enum { SD_BY_OTHER = 0, SD_BY_USER, SD_BY_VENDOR, SD_BY_HINT, SD_BY_RULE, SD_BY_
  * wording: a shorter one ("Mailbox full") is a condition any server reports. */
 #define SD_VENDOR_MIN_SNIPPET 20
 
-/* What the MTA did with the message. */
-enum { SD_EV_NONE = 0, SD_EV_FAILED, SD_EV_DELAYED, SD_EV_EXPIRED, SD_EV_DELIVERED };
+/* What the MTA did with the message. DELAYED is a delay notice (a DSN's
+ * "Action: delayed": the message has waited in the queue for a while and
+ * still waits); ATTEMPT is one attempt that failed for now (a deferred log
+ * line, a 4xx reply on its own): the MTA keeps the message and retries.
+ * EXPIRED says the MTA gave up. */
+enum { SD_EV_NONE = 0, SD_EV_FAILED, SD_EV_DELAYED, SD_EV_EXPIRED, SD_EV_DELIVERED, SD_EV_ATTEMPT };
 
 struct sd_evidence;
 

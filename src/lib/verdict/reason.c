@@ -178,6 +178,36 @@ static int gave_up(const rctx *ctx)
 	return !strcmp(in->action, "failed") && in->status[0] == '4';
 }
 
+/* Two attempt failures the reference decoder counts among its expiry phrases:
+ * in a report that the MTA gave up, or in a delay notice (which that decoder
+ * reads as "expired" too), a connection that timed out or a server that never
+ * answered is the expiry; in one attempt (a log line, a reply on its own)
+ * they are that attempt's network failure. */
+static int timed_out(const rctx *ctx)
+{
+	static const char *const t[] = { "connection timed out", "server did not respond" };
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (sd_memmem(ctx->in->lc, ctx->in->diagn, t[i], strlen(t[i])))
+			return 1;
+	return 0;
+}
+
+/* The text or the MTA's action says it gave up; a network phrase beside an
+ * expiry phrase only tells why. */
+static int expiry(const rctx *ctx)
+{
+	int delay = !strcmp(ctx->in->action, "delayed");
+
+	if (gave_up(ctx))
+		return IN(SD_R_expired) || (IN(SD_R_networkerror) && timed_out(ctx));
+	if (delay && IN(SD_R_networkerror) && timed_out(ctx))
+		return 1;
+	/* a delay notice ("could not be delivered for more than 4 hours") still
+	 * retries: its network phrase is the reason */
+	return IN(SD_R_expired) && IN(SD_R_networkerror) && !delay;
+}
+
 /* Second pass: phrases alone, then the status class, the mailer, the command. */
 static int another(const rctx *ctx)
 {
@@ -196,7 +226,7 @@ static int another(const rctx *ctx)
 		return in->reason;
 	if (!(sd_vd_retried(t) || strcmp(in->diagtype, "SMTP") != 0))
 		return t;
-	if (gave_up(ctx) && IN(SD_R_expired))
+	if (expiry(ctx))
 		return SD_R_expired;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (IN(order[i]))

@@ -113,9 +113,10 @@ static int ends_with(const char *s, size_t n, const char *suffix, size_t k)
 	return n >= k && sd_memcaseeq(s + n - k, suffix, k);
 }
 
-/* A reply pasted on its own names no host, but providers sign their replies:
- * Google ends each with "- gsmtp", others quote their own help pages. With no
- * host at all, the signature in the text chooses the vocabulary. */
+/* Providers sign their replies: Google ends each with "- gsmtp", others quote
+ * their own help pages. When no host names a provider (a reply pasted on its
+ * own, a relay or a gateway in front of it, a host name the MTA did not log),
+ * the signature in the text chooses the vocabulary. */
 static const struct {
 	int cls;
 	const char *sig;
@@ -129,8 +130,6 @@ static const struct {
 
 static int rh_signed(const sd_vd_in *in)
 {
-	if (in->destination[0] || in->rhost[0] || in->lhost[0])
-		return RH_NONE;
 	for (size_t i = 0; i < sizeof(rh_sigs) / sizeof(rh_sigs[0]); i++)
 		if (has(in->lc, in->diagn, rh_sigs[i].sig))
 			return rh_sigs[i].cls;
