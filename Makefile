@@ -20,7 +20,8 @@ SANFLAGS  = $(if $(SAN),$(SAN_ON))
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(SANFLAGS) $(CFLAGS)
 CPPFLAGS += -Iinclude -Isrc/lib -I$(BUILD)/gen
 # libmicrohttpd is opened by `serve` at run time (src/httpd/mhd_load.c), not linked.
-PKGS      = libhs libmicrohttpd zlib jansson
+# nettle/hogweed (the webhook signature checks of serve) too: opened at run time (src/httpd/crypto.c).
+PKGS      = libhs libmicrohttpd zlib jansson nettle hogweed
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs libhs zlib jansson 2>/dev/null || echo -lhs -lz -ljansson) -ldl
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm

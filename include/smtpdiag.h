@@ -336,6 +336,11 @@ int smtpdiag_decode_events(smtpdiag_decoder *d, const char *p, size_t len, const
 			   smtpdiag_event_counts *counts, smtpdiag_error *err);
 /* The services' names ("ses", "sendgrid", ...): i from 0 until NULL. */
 const char *smtpdiag_esp_name(size_t i);
+/* The services whose events smtpdiag_decode_events() would read in p (esp as
+ * there), as bits 1ul << i of smtpdiag_esp_name(i); 0 for none or an unknown
+ * esp. Nothing is decided: for a server that checks each service's signature
+ * before it decodes anything. */
+unsigned long smtpdiag_events_services(const char *p, size_t len, const char *esp);
 
 /* ---- taxonomies ----
  * A verdict's category in other systems' vocabularies: "ses" (bounceType/

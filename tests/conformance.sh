@@ -11,7 +11,7 @@ esac
 CC=${CC:-cc}
 mkdir -p "$BUILD/tests"
 PKG_CFLAGS=$(pkg-config --cflags libhs 2>/dev/null || true)
-PKG_LIBS=$(pkg-config --libs libhs zlib 2>/dev/null || echo -lhs -lz)
+PKG_LIBS=$(pkg-config --libs libhs zlib jansson 2>/dev/null || echo -lhs -lz -ljansson)
 $CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Iinclude -Isrc/lib $PKG_CFLAGS \
 	tests/conformance.c tests/conformance_extra.c "$BUILD/libsmtpdiag.a" $PKG_LIBS -lstdc++ -lm -o "$BUILD/tests/conformance"
 exec "$BUILD/tests/conformance" "$@"

@@ -9,7 +9,8 @@
 
 enum {
 	V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_BODY_TOTAL, V_MAX_CONN, V_MAX_CONN_PER_IP, V_TIMEOUT,
-	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_RULES, V_END
+	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_RULES, V_MAILGUN_KEY, V_POSTMARK_AUTH,
+	V_SENDGRID_KEY, V_END
 };
 
 static const cli_opt opts[] = {
@@ -37,6 +38,15 @@ static const cli_opt opts[] = {
 	[V_RULES] = { "rules", 0, CLI_VALUE, "FILE",
 		      "user rules asked before the built-in ones, for the API and the pages (format: "
 		      "docs/rules.md); default: the file named by $SMTPDIAG_RULES" },
+	[V_MAILGUN_KEY] = { "mailgun-signing-key", 0, CLI_VALUE, "FILE",
+			    "/api/v1/events: Mailgun posts must carry a signature made with the HTTP "
+			    "webhook signing key in FILE, at most 15 minutes old; else 401" },
+	[V_POSTMARK_AUTH] = { "postmark-basic-auth", 0, CLI_VALUE, "FILE",
+			      "/api/v1/events: Postmark posts must carry the HTTP Basic credentials "
+			      "user:password in FILE; else 401" },
+	[V_SENDGRID_KEY] = { "sendgrid-public-key", 0, CLI_VALUE, "FILE",
+			     "/api/v1/events: SendGrid posts must carry an ECDSA signature that the "
+			     "public key in FILE (PEM or base64) verifies; else 401" },
 	[V_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -50,12 +60,14 @@ static const cli_cmd serve_cmd = {
 	"  /analyze           paste a reply, a log fragment or a bounce; a verdict per recipient\n"
 	"  /api/v1/explain    GET ?q=CODE or POST text: the explain object (JSON)\n"
 	"  /api/v1/decode     POST a raw email or an mbox: an array of facts (JSON)\n"
+	"  /api/v1/events     POST ESP webhook bodies: verdicts, counts, errors (JSON)\n"
 	"  /api/v1/codes      the index (JSON)       /healthz   liveness (JSON)\n",
 	"BYTES may end in K or M. One access-log line per request goes to stderr (Common\n"
 	"Log Format, then the time taken). SIGINT or SIGTERM stops the server after the\n"
 	"requests in flight (at most 3 seconds; a handler still running then is left to\n"
 	"the exit). A warning goes to stderr when the server listens beyond loopback or\n"
-	"runs as root without --user.\n"
+	"runs as root without --user. /api/v1/events takes a service's posts unchecked\n"
+	"unless its key option is given; key files are read before --user applies.\n"
 	"Exit status: 0 stopped by a signal, 2 bad usage or cannot listen, 3 internal failure.\n",
 	opts, 0
 };
@@ -80,6 +92,7 @@ static int set_unsigned(const cli_parse *p, unsigned *to, size_t min, size_t max
 typedef struct serve_args {
 	httpd_config c;
 	const char *rules; /* --rules */
+	httpd_events_keys keys; /* --mailgun-signing-key, --postmark-basic-auth, --sendgrid-public-key */
 } serve_args;
 
 static int on_opt(const cli_parse *p, int id, void *ctx)
@@ -122,6 +135,15 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case V_RULES:
 		a->rules = p->value;
 		break;
+	case V_MAILGUN_KEY:
+		a->keys.mailgun = p->value;
+		break;
+	case V_POSTMARK_AUTH:
+		a->keys.postmark = p->value;
+		break;
+	case V_SENDGRID_KEY:
+		a->keys.sendgrid = p->value;
+		break;
 	}
 	return -1;
 }
@@ -141,6 +163,8 @@ int cmd_serve(int argc, char **argv)
 		return cli_usage(&serve_cmd, "unexpected operand '%s'", argv[first]);
 	if (c->max_body_total < c->max_body)
 		return cli_usage(&serve_cmd, "--max-body-total must be at least --max-body");
+	if (httpd_events_init(&a.keys, err, sizeof(err)) < 0)
+		return cli_usage(&serve_cmd, "%s", err);
 	if ((rc = cli_rules_load("serve", a.rules, &rules)) >= 0)
 		return rc;
 	c->rules = rules;

@@ -46,4 +46,16 @@ int httpd_run(const httpd_config *c, char *err, size_t errlen);
  * with the reason in err. */
 int httpd_mhd_load(char *err, size_t errlen);
 
+/* Files of the webhook keys of /api/v1/events; NULL: that service's posts are
+ * taken unchecked. */
+typedef struct httpd_events_keys {
+	const char *mailgun;  /* Mailgun's HTTP webhook signing key */
+	const char *postmark; /* user:password of Postmark's webhook URL */
+	const char *sendgrid; /* SendGrid's signed event webhook public key (PEM or base64) */
+} httpd_events_keys;
+
+/* Read the keys and open the crypto library when one is given (events_auth.c);
+ * call once before httpd_run. Returns 0, or -1 with the reason in err. */
+int httpd_events_init(const httpd_events_keys *k, char *err, size_t errlen);
+
 #endif

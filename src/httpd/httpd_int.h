@@ -15,7 +15,7 @@
 enum { HM_GET = 1, HM_HEAD = 2, HM_POST = 4, HM_OTHER = 8 };
 
 /* Kinds of request body a route accepts (checked against Content-Type). */
-enum { HB_NONE = 0, HB_TEXT, HB_FORM, HB_MAIL };
+enum { HB_NONE = 0, HB_TEXT, HB_FORM, HB_MAIL, HB_EVENTS };
 
 #define HTTPD_LOG_URI 512 /* bytes of the request target kept for the log */
 
@@ -127,6 +127,7 @@ enum MHD_Result api_explain(hreq *r);
 enum MHD_Result api_decode(hreq *r);
 enum MHD_Result api_codes(hreq *r);
 enum MHD_Result api_health(hreq *r);
+enum MHD_Result api_events(hreq *r); /* api_events.c */
 /* Explain with mode "auto" (a code first, then any text), "code", "text" or "file". */
 int explain_query(const char *q, size_t n, const char *mode, smtpdiag_explanation **e,
 		  smtpdiag_error *err);

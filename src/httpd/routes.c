@@ -16,6 +16,7 @@ static const route routes[] = {
 	{ "/api/v1/explain", 0, HM_GET | HM_POST, HB_TEXT, api_explain },
 	{ "/api/v1/decode", 0, HM_POST, HB_MAIL, api_decode },
 	{ "/api/v1/codes", 0, HM_GET, HB_NONE, api_codes },
+	{ "/api/v1/events", 0, HM_POST, HB_EVENTS, api_events },
 	{ "/healthz", 0, HM_GET, HB_NONE, api_health },
 	{ "/static/style.css", 0, HM_GET, HB_NONE, static_css },
 	{ "/static/app.js", 0, HM_GET, HB_NONE, static_js },

@@ -47,7 +47,7 @@ void httpd_config_init(httpd_config *c)
 
 /* ---- per-thread decoders ---- */
 
-#define NDEC 8 /* one per combination of the three decode flags */
+#define NDEC 16 /* one per combination of the four decode flags */
 static pthread_key_t dec_key;
 static const smtpdiag_rules *user_rules; /* set once before the threads start */
 
@@ -251,7 +251,10 @@ static int type_ok(hreq *r, int kind)
 	static const char *const form[] = { "application/x-www-form-urlencoded", NULL };
 	static const char *const mail[] = { "message/rfc822", "message/global", "application/mbox",
 					    "text/plain", "application/octet-stream", NULL };
-	const char *const *ok = kind == HB_FORM ? form : kind == HB_MAIL ? mail : text;
+	static const char *const events[] = { "application/json", "application/x-ndjson", "application/jsonl",
+					      "application/x-www-form-urlencoded", "text/plain",
+					      "application/octet-stream", NULL };
+	const char *const *ok = kind == HB_FORM ? form : kind == HB_MAIL ? mail : kind == HB_EVENTS ? events : text;
 	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 
 	if (!ct || !*ct)
@@ -281,6 +284,7 @@ static enum MHD_Result start_body(hreq *r, const route *rt)
 	if (!type_ok(r, rt->body))
 		return reply_error(r, 415, rt->body == HB_FORM ? "send the form as application/x-www-form-urlencoded"
 				   : rt->body == HB_MAIL ? "send the email as message/rfc822, application/mbox or text/plain"
+				   : rt->body == HB_EVENTS ? "send the events as application/json or form-encoded"
 				   : "send the text as text/plain");
 	return MHD_YES;
 }

@@ -21,6 +21,7 @@ typedef struct ev_run {
 	void *arg;
 	smtpdiag_event_counts *cnt;
 	long line;  /* line the current value starts on */
+	unsigned long *mask; /* set: only note each event's service (smtpdiag_events_services) */
 } ev_run;
 
 static void report(ev_run *r, const char *fmt, ...)
@@ -103,6 +104,12 @@ static void on_event(void *arg, json_t *ev, const char *why)
 	esp = r->forced ? r->forced : sd_esp_detect(ev);
 	if (!esp) {
 		report(r, "line %ld: event %zu: not an event of a known service", r->line, r->cnt->events);
+		return;
+	}
+	if (r->mask) {
+		for (size_t i = 0; i < sd_esp_count(); i++)
+			if (sd_esp_at(i) == esp)
+				*r->mask |= 1ul << i;
 		return;
 	}
 	sd_arena_reset(&r->d->arena);
@@ -205,6 +212,8 @@ static void read_form(ev_run *r, const char *p, size_t len)
 	json_decref(o);
 }
 
+static void read_any(ev_run *r, const char *p, size_t len);
+
 static int starts_json(const char *p, size_t len)
 {
 	size_t i = len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3) ? 3 : 0;
@@ -231,7 +240,7 @@ int smtpdiag_decode_events(smtpdiag_decoder *d, const char *p, size_t len, const
 			   smtpdiag_event_counts *counts, smtpdiag_error *err)
 {
 	smtpdiag_event_counts local;
-	ev_run r = { d, NULL, origin, fn, arg, counts ? counts : &local, 1 };
+	ev_run r = { d, NULL, origin, fn, arg, counts ? counts : &local, 1, NULL };
 	size_t before;
 
 	memset(&local, 0, sizeof(local));
@@ -249,9 +258,28 @@ int smtpdiag_decode_events(smtpdiag_decoder *d, const char *p, size_t len, const
 	}
 	d->nfacts = 0;
 	before = r.cnt->facts;
-	if (!starts_json(p, len) && sd_esp_form_detect(p, len))
-		read_form(&r, p, len);
-	else
-		read_json(&r, p, len);
+	read_any(&r, p, len);
 	return (int)(r.cnt->facts - before);
+}
+
+static void read_any(ev_run *r, const char *p, size_t len)
+{
+	if (!starts_json(p, len) && sd_esp_form_detect(p, len))
+		read_form(r, p, len);
+	else
+		read_json(r, p, len);
+}
+
+unsigned long smtpdiag_events_services(const char *p, size_t len, const char *esp)
+{
+	smtpdiag_event_counts cnt;
+	unsigned long mask = 0;
+	ev_run r = { NULL, NULL, "", NULL, NULL, &cnt, 1, &mask };
+
+	memset(&cnt, 0, sizeof(cnt));
+	if (esp && esp[0] && !(r.forced = sd_esp_by_name(esp)))
+		return 0;
+	if (p && len)
+		read_any(&r, p, len);
+	return mask;
 }

@@ -1,8 +1,11 @@
 /* amazonses.c - Amazon SES (sending) bounces: RFC 3464 reports, the same
- * fields written into a text part, and SNS notifications (JSON) for bounces,
- * complaints and deliveries. */
+ * fields written into a text part, and SNS notifications (JSON, read with
+ * jansson) for bounces, complaints and deliveries. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "decode/formats/prov.h"
-#include "decode/formats/sesjson.h"
 #include "smtp/reply.h"
 
 #define SES_MAX_JSON (1u << 20) /* bytes of an SNS notification we join */
@@ -43,9 +46,27 @@ static sd_str json_text(sd_ctx *c, sd_str body)
 	return out;
 }
 
-static sd_str jtext(sd_ctx *c, sd_str obj, const char *key)
+/* The text of a JSON value, kept in the arena (the values are freed once the
+ * notification is read): a string's own text, any other value as JSON. */
+static sd_str jstr(sd_ctx *c, json_t *v)
 {
-	return sj_text(c->a, sj_member(obj, key));
+	char *dump;
+	sd_str s;
+
+	if (!v)
+		return SD_NULLSTR;
+	if (json_is_string(v))
+		return pv_dup(c, json_string_value(v), json_string_length(v));
+	if (!(dump = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT)))
+		return SD_NULLSTR;
+	s = pv_dup(c, dump, strlen(dump));
+	free(dump);
+	return s;
+}
+
+static sd_str jtext(sd_ctx *c, json_t *obj, const char *key)
+{
+	return jstr(c, json_object_get(obj, key));
 }
 
 static const struct {
@@ -65,16 +86,16 @@ static int subtype_reason(sd_str st)
 	return -1;
 }
 
-static void json_bounce(sd_ctx *c, sd_str o)
+static void json_bounce(sd_ctx *c, json_t *o)
 {
-	sd_str list = sj_member(o, "bouncedRecipients"), item;
+	json_t *list = json_object_get(o, "bouncedRecipients"), *item;
 	sd_str lhost = jtext(c, o, "reportingMTA");
 	int reason = subtype_reason(jtext(c, o, "bounceSubType"));
-	size_t pos = 0;
+	size_t i;
 
 	if (mta_starts(lhost, "dns;"))
 		lhost = sd_trim(mta_skip(lhost, 4));
-	while (sj_next(list, &pos, &item)) {
+	json_array_foreach(list, i, item) {
 		sd_rcpt *r = pv_rcpt(c, jtext(c, item, "emailAddress"));
 		sd_str diag = jtext(c, item, "diagnosticCode");
 		if (!r)
@@ -92,12 +113,12 @@ static void json_bounce(sd_ctx *c, sd_str o)
 	}
 }
 
-static void json_complaint(sd_ctx *c, sd_str o)
+static void json_complaint(sd_ctx *c, json_t *o)
 {
-	sd_str list = sj_member(o, "complainedRecipients"), item;
-	size_t pos = 0;
+	json_t *list = json_object_get(o, "complainedRecipients"), *item;
+	size_t i;
 
-	while (sj_next(list, &pos, &item)) {
+	json_array_foreach(list, i, item) {
 		sd_rcpt *r = pv_rcpt(c, jtext(c, item, "emailAddress"));
 		if (!r)
 			continue;
@@ -107,13 +128,13 @@ static void json_complaint(sd_ctx *c, sd_str o)
 	}
 }
 
-static void json_delivery(sd_ctx *c, sd_str o)
+static void json_delivery(sd_ctx *c, json_t *o)
 {
-	sd_str list = sj_member(o, "recipients"), item;
-	size_t pos = 0;
+	json_t *list = json_object_get(o, "recipients"), *item;
+	size_t i;
 
-	while (sj_next(list, &pos, &item)) {
-		sd_rcpt *r = pv_rcpt(c, sj_text(c->a, item));
+	json_array_foreach(list, i, item) {
+		sd_rcpt *r = pv_rcpt(c, jstr(c, item));
 		if (!r)
 			continue;
 		r->diagnostic = jtext(c, o, "smtpResponse");
@@ -126,12 +147,12 @@ static void json_delivery(sd_ctx *c, sd_str o)
 
 /* The original message's headers are in mail.headers; keep what the
  * verdict shows. */
-static void json_mail(sd_ctx *c, sd_str mail)
+static void json_mail(sd_ctx *c, json_t *mail)
 {
-	sd_str list = sj_member(mail, "headers"), item;
-	size_t pos = 0;
+	json_t *list = json_object_get(mail, "headers"), *item;
+	size_t i;
 
-	while (sj_next(list, &pos, &item)) {
+	json_array_foreach(list, i, item) {
 		sd_str name = jtext(c, item, "name"), value = jtext(c, item, "value");
 		if (sd_str_caseeq(name, "From"))
 			c->orig.from = value;
@@ -146,25 +167,37 @@ static void json_mail(sd_ctx *c, sd_str mail)
 		c->orig.from = jtext(c, mail, "source");
 }
 
+/* The first JSON value of p (what follows it is the notice SNS appends). */
+static json_t *json_at(const char *p, size_t n)
+{
+	json_error_t je;
+
+	return json_loadb(p, n, JSON_DISABLE_EOF_CHECK, &je);
+}
+
 static int ses_json(sd_ctx *c, sd_str body)
 {
-	sd_str j = json_text(c, body), type, msg;
+	sd_str text = json_text(c, body), type;
+	json_t *root = text.n ? json_at(text.p, text.n) : NULL, *msg, *inner = NULL, *j = root;
 	size_t from = c->nrcpt;
 
-	msg = jtext(c, j, "Message");          /* the SNS envelope, when present */
-	if (msg.n && msg.p[0] == '{')
-		j = msg;
+	msg = json_object_get(root, "Message"); /* the SNS envelope, when present */
+	if (json_is_string(msg) && json_string_value(msg)[0] == '{' &&
+	    (inner = json_at(json_string_value(msg), json_string_length(msg))) != NULL)
+		j = inner;
 	type = jtext(c, j, "notificationType");
 	if (!type.n)
 		type = jtext(c, j, "eventType");
 	if (sd_str_caseeq(type, "Bounce"))
-		json_bounce(c, sj_member(j, "bounce"));
+		json_bounce(c, json_object_get(j, "bounce"));
 	else if (sd_str_caseeq(type, "Complaint"))
-		json_complaint(c, sj_member(j, "complaint"));
+		json_complaint(c, json_object_get(j, "complaint"));
 	else if (sd_str_caseeq(type, "Delivery"))
-		json_delivery(c, sj_member(j, "delivery"));
+		json_delivery(c, json_object_get(j, "delivery"));
 	if (c->nrcpt > from)
-		json_mail(c, sj_member(j, "mail"));
+		json_mail(c, json_object_get(j, "mail"));
+	json_decref(inner);
+	json_decref(root);
 	return (int)(c->nrcpt - from);
 }
 
@@ -219,15 +252,16 @@ static void ses_codes(sd_ctx *c, sd_rcpt *r)
 
 int sd_fmt_amazonses(sd_ctx *c)
 {
-	sd_str body;
+	sd_str body, json;
 	size_t from = c->nrcpt;
 	int n;
 
 	if (!is_amazonses(c))
 		return 0;
 	body = mta_body(c);
-	if (mta_hdr(c, "x-amz-sns-message-id").p && body.n && sd_trim(body).p[0] == '{')
-		return ses_json(c, sd_trim(body));
+	json = sd_trim(body); /* empty when the body is only blanks */
+	if (mta_hdr(c, "x-amz-sns-message-id").p && json.n && json.p[0] == '{')
+		return ses_json(c, json);
 	n = mta_dsn(c);
 	if (n == 0)
 		n = mta_dsn_read(c, mta_after(body, "An error occurred while trying to deliver the mail"));

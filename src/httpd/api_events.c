@@ -1,0 +1,208 @@
+/* api_events.c - POST /api/v1/events: ESP webhook bodies in (as each service
+ * posts them: JSON, a JSON array, JSON Lines, or a form-encoded post), a
+ * verdict record per recipient of each bounce, deferral, complaint or
+ * rejection out, with the counts and the errors:
+ *   {"results":[...],"counts":{"events":N,"decided":N,"ignored":N,"errors":N},
+ *    "errors":[{"event":N,"line":L,"column":C,"message":"..."}]}
+ * 200, or 400 when nothing in the body reads as events. ?esp=NAME reads every
+ * event as that service's; ?taxonomy=NAME[,NAME] adds each record's category in
+ * those vocabularies; ?all-events=1 also reports deliveries, opens, clicks.
+ * When a key is configured for a service whose events the body holds, its
+ * signature is checked first (events_auth.c): a wrong or missing one is a 401
+ * and nothing is decoded. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+
+#define EV_MAX_TAX 8         /* taxonomies in ?taxonomy= */
+#define EV_TAX_ARG 128       /* bytes of ?taxonomy= */
+#define EV_WHY 160           /* bytes of a refusal's reason */
+
+typedef struct ev_out {
+	smtpdiag_buf res;          /* the result records, comma-separated */
+	smtpdiag_buf err;          /* the error objects, comma-separated */
+	const smtpdiag_event_counts *cnt;
+	const char *tax[EV_MAX_TAX];
+	size_t ntax, nres, nerr;
+} ev_out;
+
+/* ,"taxonomy":{"ses":"Permanent/General",...} before the record's closing brace. */
+static void put_fact(ev_out *o, const smtpdiag_fact *f)
+{
+	hb_puts(&o->res, o->nres++ ? ",\n" : "\n");
+	smtpdiag_fact_json(f, &o->res);
+	if (!o->ntax || o->res.oom || !o->res.len || o->res.data[o->res.len - 1] != '}')
+		return;
+	o->res.len--;
+	hb_puts(&o->res, ",\"taxonomy\":{");
+	for (size_t i = 0; i < o->ntax; i++) {
+		const char *v = smtpdiag_taxonomy(o->tax[i], f);
+		hb_puts(&o->res, i ? "," : "");
+		hb_json(&o->res, o->tax[i]);
+		hb_puts(&o->res, ":");
+		hb_json(&o->res, v ? v : "");
+	}
+	hb_puts(&o->res, "}}");
+}
+
+/* "line 3, column 7: text" or "line 3: event 2: text" into its parts. */
+static void put_error(ev_out *o, const char *msg)
+{
+	long line = 0, col = -1;
+	char *end;
+
+	if (!strncmp(msg, "line ", 5)) {
+		line = strtol(msg + 5, &end, 10);
+		msg = end;
+		if (!strncmp(msg, ", column ", 9)) {
+			col = strtol(msg + 9, &end, 10);
+			msg = end;
+		}
+		msg += !strncmp(msg, ": ", 2) ? 2 : 0;
+		if (!strncmp(msg, "event ", 6)) {
+			strtol(msg + 6, &end, 10); /* the number is o->cnt->events */
+			if (!strncmp(end, ": ", 2))
+				msg = end + 2;
+		}
+	}
+	hb_puts(&o->err, o->nerr++ ? ",\n" : "\n");
+	smtpdiag_buf_printf(&o->err, "{\"event\":%zu,\"line\":%ld,\"column\":", o->cnt->events, line);
+	if (col >= 0)
+		smtpdiag_buf_printf(&o->err, "%ld", col);
+	else
+		hb_puts(&o->err, "null");
+	hb_puts(&o->err, ",\"message\":");
+	hb_json(&o->err, msg);
+	hb_puts(&o->err, "}");
+}
+
+static void on_event(void *arg, const smtpdiag_fact *f, const smtpdiag_error *e)
+{
+	if (f)
+		put_fact(arg, f);
+	else if (e)
+		put_error(arg, e->message);
+}
+
+/* ?taxonomy=ses,postmark into o->tax; an error message, or NULL. */
+static const char *taxonomies(ev_out *o, const char *arg, char *copy)
+{
+	char *p = copy, *comma;
+	const char *name;
+
+	if (!arg || !*arg)
+		return NULL;
+	if (strlen(arg) >= EV_TAX_ARG)
+		return "?taxonomy= too long";
+	memcpy(copy, arg, strlen(arg) + 1);
+	for (; p; p = comma ? comma + 1 : NULL) {
+		if ((comma = strchr(p, ',')))
+			*comma = '\0';
+		size_t i = 0;
+		while ((name = smtpdiag_taxonomy_name(i)) && strcmp(name, p))
+			i++;
+		if (!name || o->ntax == EV_MAX_TAX)
+			return !name ? "unknown taxonomy in ?taxonomy= (ses, sparkpost, postmark, kumomta, powermta)"
+				     : "too many taxonomies in ?taxonomy=";
+		o->tax[o->ntax++] = name;
+	}
+	return NULL;
+}
+
+static int esp_known(const char *esp)
+{
+	const char *name;
+
+	if (!esp || !*esp)
+		return 1;
+	for (size_t i = 0; (name = smtpdiag_esp_name(i)) != NULL; i++)
+		if (!strcmp(name, esp))
+			return 1;
+	return 0;
+}
+
+static unsigned events_flags(hreq *r)
+{
+	const char *all = req_arg(r, "all-events");
+
+	return all && strcmp(all, "0") && strcmp(all, "false") ? SMTPDIAG_DECODE_ALL_EVENTS : 0;
+}
+
+/* 401 with a JSON error; WWW-Authenticate when Basic credentials are asked for. */
+static enum MHD_Result refuse(hreq *r, const char *why, int basic)
+{
+	struct MHD_Response *resp;
+	smtpdiag_buf b = { 0 };
+	enum MHD_Result ret;
+	size_t len;
+
+	hb_puts(&b, "{\"error\":");
+	hb_json(&b, why);
+	hb_puts(&b, ",\"status\":401}\n");
+	len = b.len;
+	if (!(resp = make_response(&b, "application/json")))
+		return reply_error(r, 503, "out of memory");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (basic)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Basic realm=\"smtpdiag events\", charset=\"UTF-8\"");
+	ret = reply_shared(r, 401, resp, len);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result answer(hreq *r, ev_out *o)
+{
+	const smtpdiag_event_counts *c = o->cnt;
+	int bad = c->events == c->errors; /* nothing read as an event */
+	smtpdiag_buf b = { 0 };
+
+	hb_puts(&b, "{\"results\":[");
+	hb_put(&b, o->res.data, o->res.len);
+	hb_puts(&b, o->nres ? "\n]," : "],");
+	smtpdiag_buf_printf(&b, "\"counts\":{\"events\":%zu,\"decided\":%zu,\"ignored\":%zu,\"errors\":%zu},",
+			    c->events, c->decided, c->ignored, c->errors);
+	hb_puts(&b, "\"errors\":[");
+	hb_put(&b, o->err.data, o->err.len);
+	hb_puts(&b, o->nerr ? "\n]" : "]");
+	if (bad)
+		hb_puts(&b, ",\"error\":\"nothing in the body reads as events of a known service\",\"status\":400");
+	hb_puts(&b, "}\n");
+	if (o->res.oom || o->err.oom)
+		b.oom = 1;
+	smtpdiag_buf_free(&o->res);
+	smtpdiag_buf_free(&o->err);
+	return reply_buf(r, bad ? 400 : 200, "application/json", &b);
+}
+
+enum MHD_Result api_events(hreq *r)
+{
+	const char *esp = req_arg(r, "esp"), *msg;
+	smtpdiag_event_counts cnt = { 0, 0, 0, 0, 0 };
+	smtpdiag_error err = { 0, "" };
+	ev_out o = { .cnt = &cnt };
+	char tax[EV_TAX_ARG], why[EV_WHY];
+	smtpdiag_decoder *d;
+	int basic;
+
+	OFFLOAD(r);
+	if (!r->blen)
+		return reply_error(r, 400, "empty body: send the events as the service posts them");
+	if (!esp_known(esp))
+		return reply_error(r, 400, "unknown service in ?esp= (see smtpdiag decode --help)");
+	if ((msg = taxonomies(&o, req_arg(r, "taxonomy"), tax)) != NULL)
+		return reply_error(r, 400, msg);
+	if (events_auth_any() &&
+	    events_auth_check(r, smtpdiag_events_services(r->body, r->blen, esp), &basic, why, sizeof(why)) < 0)
+		return refuse(r, why, basic);
+	if (!(d = thread_decoder(events_flags(r))))
+		return reply_error(r, 503, "cannot create a decoder");
+	if (smtpdiag_decode_events(d, r->body, r->blen, "body", esp, on_event, &o, &cnt, &err) < 0) {
+		smtpdiag_buf_free(&o.res);
+		smtpdiag_buf_free(&o.err);
+		return reply_error(r, 400, err.message[0] ? err.message : "cannot read the events");
+	}
+	return answer(r, &o);
+}

@@ -1,0 +1,60 @@
+/* test_events_services.c - smtpdiag_events_services(): which services' events
+ * a body holds, as a server asks before it checks their signatures. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "smtpdiag.h"
+
+static unsigned long bit(const char *name)
+{
+	const char *n;
+
+	for (size_t i = 0; (n = smtpdiag_esp_name(i)) != NULL; i++)
+		if (!strcmp(n, name))
+			return 1ul << i;
+	fail_msg("no service %s", name);
+	return 0;
+}
+
+static const struct {
+	const char *body, *esp;
+	const char *want[3]; /* services, NULL-ended */
+} cases[] = {
+	{ "{\"event-data\":{\"event\":\"failed\"}}", NULL, { "mailgun" } },
+	{ "[{\"email\":\"a@b.example\",\"event\":\"bounce\",\"sg_event_id\":\"x\"}]", NULL, { "sendgrid" } },
+	/* JSON Lines of two services; the bad line between them is skipped */
+	{ "{\"RecordType\":\"Bounce\",\"Email\":\"a@b.example\",\"Type\":\"HardBounce\"}\n{oops\n"
+	  "{\"event-data\":{\"event\":\"failed\"}}\n",
+	  NULL, { "postmark", "mailgun" } },
+	/* a forced service: every event is its */
+	{ "{\"event-data\":{\"event\":\"failed\"}}", "postmark", { "postmark" } },
+	{ "event=bounced&recipient=a%40b.example&token=t&signature=s&timestamp=1", NULL, { "mailgun" } },
+	{ "{\"hello\":1}", NULL, { NULL } },
+	{ "not json", NULL, { NULL } },
+	{ "{\"event-data\":{}}", "nosuch", { NULL } },
+	{ "", NULL, { NULL } },
+};
+
+static void test_services(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned long want = 0;
+		for (int k = 0; k < 3 && cases[i].want[k]; k++)
+			want |= bit(cases[i].want[k]);
+		unsigned long got = smtpdiag_events_services(cases[i].body, strlen(cases[i].body), cases[i].esp);
+		if (got != want)
+			fail_msg("case %zu: got %#lx, want %#lx", i, got, want);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_services),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
