@@ -166,6 +166,10 @@ static const row rows[] = {
 	{ "451 4.7.600 Temporarily deferred from [192.0.2.7] (AS1234)", V("blocked", 0, 1, "retry", NULL) },
 	{ "554 mx.example.org 192.0.2.7 is a dynamic IP address, not accepted", V("blocked", 0, 0, "fix-sender-reputation", "sender-admin") },
 	{ "421 mx.example.org 192.0.2.7 Reverse DNS failure, try again later", V("requireptr", 0, 1, "retry", NULL) },
+	/* NetEase's code list; Tencent's "rejected by recipients" (their own filter) */
+	{ "421 HL:ICC 126 mx3,DMmowAB 1700000000 http://mail.163.com/help/help_spam_16.htm?ip=192.0.2.7", V("ratelimited", 0, 1, "retry", NULL) },
+	{ "450 DT:RBL 163 mx1,QMCow 1700000000 http://www.rbls.org/", V("blocked", 0, 1, "retry", NULL) },
+	{ "550 Mail is rejected by recipients. http://service.exmail.qq.com/cgi-bin/help?subtype=1&&id=20022&&no=1000727", V("filtered", 0, 0, "suppress-recipient", "sender") },
 };
 
 static void join(const char *const *v, char *out, size_t n)
