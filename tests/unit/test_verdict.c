@@ -166,6 +166,11 @@ static const row rows[] = {
 	{ "451 4.7.600 Temporarily deferred from [192.0.2.7] (AS1234)", V("blocked", 0, 1, "retry", NULL) },
 	{ "554 mx.example.org 192.0.2.7 is a dynamic IP address, not accepted", V("blocked", 0, 0, "fix-sender-reputation", "sender-admin") },
 	{ "421 mx.example.org 192.0.2.7 Reverse DNS failure, try again later", V("requireptr", 0, 1, "retry", NULL) },
+	/* provider rows: Comcast's codes, United Internet's and T-Online's texts */
+	{ "554 imta12.example.comcast.net comcast 192.0.2.7 Not allowed to send, see http://postmaster.comcast.net/smtp-error-codes.php#ES000001", V("blocked", 0, 0, "fix-sender-config", "sender-admin") },
+	{ "421 Administrative reject. For explanation visit https://postmaster.gmx.net/en/case?c=ar", V("systemerror", 0, 1, "retry", NULL) },
+	{ "554-mx.example.net Service not available 554-No SMTP service 554 Bad DNS PTR resource record.", V("requireptr", 0, 0, "fix-sender-config", "sender-admin") },
+	{ "554 IP=192.0.2.7 - None/bad reputation. Ask your postmaster for help or to contact tobr@rx.t-online.de for reset. (NOWL)", V("badreputation", 0, 0, "fix-sender-reputation", "sender-admin") },
 	/* NetEase's code list; Tencent's "rejected by recipients" (their own filter) */
 	{ "421 HL:ICC 126 mx3,DMmowAB 1700000000 http://mail.163.com/help/help_spam_16.htm?ip=192.0.2.7", V("ratelimited", 0, 1, "retry", NULL) },
 	{ "450 DT:RBL 163 mx1,QMCow 1700000000 http://www.rbls.org/", V("blocked", 0, 1, "retry", NULL) },
