@@ -41,7 +41,7 @@ static const struct {
 	{ "550 5.1.1", SMTPDIAG_EXPLAIN_CODE, 550, "5.1.1", SMTPDIAG_CLASS_PERMANENT, 0, 0, "userunknown", 1, NULL },
 	{ "250", SMTPDIAG_EXPLAIN_CODE, 250, "", SMTPDIAG_CLASS_SUCCESS, 0, 0, "", 0, NULL },
 	{ "354", SMTPDIAG_EXPLAIN_CODE, 354, "", SMTPDIAG_CLASS_INTERMEDIATE, 0, 0, "", 0, NULL },
-	{ "432 4.3.2", SMTPDIAG_EXPLAIN_CODE, 432, "4.3.2", SMTPDIAG_CLASS_TRANSIENT, 1, VR, "notaccept", 0, NULL },
+	{ "432 4.3.2", SMTPDIAG_EXPLAIN_CODE, 432, "4.3.2", SMTPDIAG_CLASS_TRANSIENT, 1, VR, "systemerror", 0, NULL }, /* 4.3.2: load or maintenance, RFC 3463 3.4 */
 	{ "535 5.7.8", SMTPDIAG_EXPLAIN_CODE, 535, "5.7.8", SMTPDIAG_CLASS_PERMANENT, 0, 0, "securityerror", 0, NULL },
 	{ "550-5.1.1 The email account that you tried to reach does not exist.\r\n550 5.1.1 Please try again.",
 	  SMTPDIAG_EXPLAIN_TEXT, 550, "5.1.1", SMTPDIAG_CLASS_PERMANENT, 0, 0, "userunknown", 1, NULL },

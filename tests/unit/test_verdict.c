@@ -150,6 +150,31 @@ static const row rows[] = {
 	{ "421 4.3.2 Service not available, closing transmission channel", V(NULL, 0, 1, "retry", NULL) },
 	{ "550 Your IP is listed on a blocklist", ANY },
 	{ "550 5.2.1 Mailbox disabled, not accepting messages", ANY },
+	/* rules of mail: greylisting, virus over spam, the sender's own quota,
+	 * RFC 3463 X.5.4 / X.3.2, X.1.0 with a sender phrase, X.7.27 for the
+	 * sender (RFC 7505), X.7.28 (IANA), Microsoft's X.7.500-699 range */
+	{ "451 4.7.1 <user@example.org>: Recipient address rejected: Greylisting in action, please come back later", V("blocked", 0, 1, "retry", NULL) },
+	{ "450 4.2.0 Message greylisted, try again in 5 minutes", V("blocked", 0, 1, "retry", NULL) },
+	{ "554 5.7.1 Message rejected: virus: Win.Trojan.Example found", V("virusdetected", 0, 0, "fix-message", "sender") },
+	{ "550 5.7.1 Rejected: message infected with malware", V("virusdetected", 0, 0, "fix-message", "sender") },
+	{ "554 5.2.2 Sending quota exceeded for this account", V("ratelimited", 0, 1, "retry", NULL) },
+	{ "501 5.5.4 Invalid argument to MAIL command", V("syntaxerror", 0, 0, "fix-sender-config", "sender-admin") },
+	{ "452 4.3.2 System not accepting network messages, try later", V("systemerror", 0, 1, "retry", NULL) },
+	{ "553 5.1.0 <sender@example.com>... Sender denied by policy", V("rejected", 0, 0, "fix-sender-config", "sender-admin") },
+	{ "553 5.7.27 <sender@example.net>: Sender address rejected: Domain example.net does not accept mail (nullMX)", V("rejected", 0, 0, "fix-sender-config", "sender-admin") },
+	{ "550 5.7.28 Mail flood detected from your domain", V("ratelimited", 0, 1, "retry", NULL) },
+	{ "451 4.7.600 Temporarily deferred from [192.0.2.7] (AS1234)", V("blocked", 0, 1, "retry", NULL) },
+	{ "554 mx.example.org 192.0.2.7 is a dynamic IP address, not accepted", V("blocked", 0, 0, "fix-sender-reputation", "sender-admin") },
+	{ "421 mx.example.org 192.0.2.7 Reverse DNS failure, try again later", V("requireptr", 0, 1, "retry", NULL) },
+	/* provider rows: Comcast's codes, United Internet's and T-Online's texts */
+	{ "554 imta12.example.comcast.net comcast 192.0.2.7 Not allowed to send, see http://postmaster.comcast.net/smtp-error-codes.php#ES000001", V("blocked", 0, 0, "fix-sender-config", "sender-admin") },
+	{ "421 Administrative reject. For explanation visit https://postmaster.gmx.net/en/case?c=ar", V("systemerror", 0, 1, "retry", NULL) },
+	{ "554-mx.example.net Service not available 554-No SMTP service 554 Bad DNS PTR resource record.", V("requireptr", 0, 0, "fix-sender-config", "sender-admin") },
+	{ "554 IP=192.0.2.7 - None/bad reputation. Ask your postmaster for help or to contact tobr@rx.t-online.de for reset. (NOWL)", V("badreputation", 0, 0, "fix-sender-reputation", "sender-admin") },
+	/* NetEase's code list; Tencent's "rejected by recipients" (their own filter) */
+	{ "421 HL:ICC 126 mx3,DMmowAB 1700000000 http://mail.163.com/help/help_spam_16.htm?ip=192.0.2.7", V("ratelimited", 0, 1, "retry", NULL) },
+	{ "450 DT:RBL 163 mx1,QMCow 1700000000 http://www.rbls.org/", V("blocked", 0, 1, "retry", NULL) },
+	{ "550 Mail is rejected by recipients. http://service.exmail.qq.com/cgi-bin/help?subtype=1&&id=20022&&no=1000727", V("filtered", 0, 0, "suppress-recipient", "sender") },
 };
 
 static void join(const char *const *v, char *out, size_t n)

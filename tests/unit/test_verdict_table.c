@@ -26,10 +26,10 @@
 #define T_MAX 4096
 
 /* Floors, in per mille: what the table must agree on, path by path. */
-#define FLOOR_REASON 925
-#define FLOOR_HARD 990
-#define FLOOR_RETRY 990
-#define FLOOR_ADVICE 950
+#define FLOOR_REASON 965
+#define FLOOR_HARD 995
+#define FLOOR_RETRY 993
+#define FLOOR_ADVICE 965
 
 enum { F_REASON, F_HARD, F_RETRY, F_ADVICE, F_N };
 static const char *const field_name[F_N] = { "reason", "hardbounce", "retry", "advice" };

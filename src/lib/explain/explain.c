@@ -507,7 +507,8 @@ static void decide(const query *q, sd_verdict *v)
 		sd_vd_status_find(ev.text, ev.textn, 0, found);
 	ev.diagtype = ev.textn ? "SMTP" : "";
 	ev.command = sd_vd_command_find(ev.text, ev.textn);
-	if (!ev.command[0] && (q->replycode / 100 == 4 || q->replycode / 100 == 5))
+	if (!ev.command[0] && (q->replycode / 100 == 4 || q->replycode / 100 == 5 ||
+			       (!q->replycode && ev.textn)))
 		ev.command = "RCPT"; /* a reply pasted alone: most answer a recipient */
 	if (ev.textn) /* a reply as an MTA got it; a bare code was never sent */
 		ev.action = action_of_class(has_st ? q->st.cls : q->replycode / 100);

@@ -29,6 +29,27 @@ static int sd_rejected_isnot(const char *p, size_t n)
 	return 0;
 }
 
+/* Quotas of the sender's own account at its provider, not of a mailbox:
+ * "550 5.2.2 Submission quota exceeded" (Microsoft). */
+static int sender_quota(const char *p, size_t n)
+{
+	static const char *const q[] = { "submission quota exceeded", "sending quota exceeded" };
+
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+		if (sd_memmem(p, n, q[i], strlen(q[i])))
+			return 1;
+	return 0;
+}
+
+/* X.1.0 (other address status) names no address: a phrase may say it is
+ * the sender's ("550 5.1.0 Sender denied"). */
+static int status_x10(const rctx *ctx)
+{
+	const char *s = ctx->in->status;
+
+	return s[0] && !strcmp(s + 1, ".1.0");
+}
+
 static int is_cmd(const rctx *ctx, const char *c)
 {
 	return strcmp(ctx->in->command, c) == 0;
@@ -98,6 +119,12 @@ static int probe_rejected(const rctx *ctx)
 
 	if (t == SD_R_rejected)
 		return 1;
+	if (t == SD_R_userunknown && status_x10(ctx))
+		return rejected_text(ctx);
+	/* X.7.27 is the sender's null MX (RFC 7505 4.2) when the text says the
+	 * sender was refused; "Host does not accept mail" stays notaccept */
+	if (t == SD_R_notaccept && !strcmp(ctx->in->status + 1, ".7.27"))
+		return rejected_text(ctx);
 	if (is_cmd(ctx, "MAIL"))
 		return rejected_text(ctx);
 	if (is_cmd(ctx, "DATA") && t != SD_R_userunknown)
@@ -113,7 +140,8 @@ static int probe_spam(const rctx *ctx)
 		return 0;
 	if (ctx->sname == SD_R_spamdetected)
 		return 1;
-	return !before_data(ctx) && IN(SD_R_spamdetected);
+	/* a virus phrase is the more specific verdict ("Reject, id=... - virus: X") */
+	return !before_data(ctx) && IN(SD_R_spamdetected) && !IN(SD_R_virusdetected);
 }
 
 static int probe_norelaying(const rctx *ctx)
@@ -151,6 +179,7 @@ static int first_pass(const rctx *ctx)
 			return r;
 		switch (r) {
 		case SD_R_suspend: hit = in->replycode == 525 || IN(r); break;
+		case SD_R_mailboxfull: hit = simple(ctx, r) && !sender_quota(in->lc, in->diagn); break;
 		case SD_R_hasmoved: case SD_R_notcompliantrfc: case SD_R_badreputation: hit = IN(r); break;
 		case SD_R_norelaying: hit = probe_norelaying(ctx); break;
 		case SD_R_userunknown: hit = probe_userunknown(ctx); break;
@@ -208,12 +237,27 @@ static int expiry(const rctx *ctx)
 	return IN(SD_R_expired) && IN(SD_R_networkerror) && !delay;
 }
 
+/* Microsoft's X.7.500-X.7.699: access from the sending IP denied or throttled
+ * ("451 4.7.500-699 (ASxxx) Access denied, please try again later", "550
+ * 5.7.606-649 Access denied, banned sending IP"), read when no phrase said more. */
+static int ms_access_range(const char *st)
+{
+	unsigned long v = 0;
+	size_t i = 4;
+
+	if (!st[0] || st[1] != '.' || st[2] != '7' || st[3] != '.')
+		return 0;
+	for (; st[i] >= '0' && st[i] <= '9' && i < 8; i++)
+		v = v * 10 + (unsigned long)(st[i] - '0');
+	return !st[i] && i == 7 && v >= 500 && v <= 699;
+}
+
 /* Second pass: phrases alone, then the status class, the mailer, the command. */
 static int another(const rctx *ctx)
 {
 	static const int order[] = {
 		SD_R_mailboxfull, SD_R_authfailure, SD_R_badreputation, SD_R_ratelimited,
-		SD_R_spamdetected, SD_R_virusdetected, SD_R_policyviolation, SD_R_norelaying,
+		SD_R_virusdetected, SD_R_spamdetected, SD_R_policyviolation, SD_R_norelaying,
 		SD_R_systemerror, SD_R_networkerror, SD_R_suspend, SD_R_contenterror, SD_R_systemfull,
 		SD_R_notaccept, SD_R_expired, SD_R_failedstarttls, SD_R_securityerror,
 		SD_R_suppressed, SD_R_mailererror,
@@ -229,10 +273,12 @@ static int another(const rctx *ctx)
 	if (expiry(ctx))
 		return SD_R_expired;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (IN(order[i]))
+		if (IN(order[i]) && (order[i] != SD_R_mailboxfull || !sender_quota(in->lc, in->diagn)))
 			return order[i];
 	if (t >= 0)
 		return t;
+	if (ms_access_range(st))
+		return SD_R_blocked;
 	if (st[0] && st[1] == '.' && (st[2] == '6' || st[2] == '7') && st[3] == '.')
 		return st[2] == '6' ? SD_R_contenterror : SD_R_securityerror;
 	if (!strncmp(in->diagtype, "X-UNIX", 6))

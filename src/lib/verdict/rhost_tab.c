@@ -401,7 +401,9 @@ const rh_entry sd_rh_entries[] = {
 	E(RH_TENCENT, blocked, NULL, NULL, 0, 0, "connection denied"),
 	E(RH_TENCENT, emailtoolarge, NULL, NULL, 0, 0, "message too large"),
 	E(RH_TENCENT, rejected, NULL, NULL, 0, 0, "suspected spam"),
-	E(RH_TENCENT, rejected, NULL, NULL, 0, 0, "mail is rejected by recipients"),
+	/* Tencent: "the recipient refused your mail: a filter rule of theirs, or
+	 * their block list" (the recipient's own setting) */
+	E(RH_TENCENT, filtered, NULL, NULL, 0, 0, "mail is rejected by recipients"),
 	E(RH_TENCENT, spamdetected, NULL, NULL, 0, 0, "spam is embedded in the email"),
 	E(RH_TENCENT, spamdetected, NULL, NULL, 0, 0, "mail content denied"),
 	E(RH_TENCENT, ratelimited, NULL, NULL, 0, 0, "mailbox unavailable or access denined"),
