@@ -20,9 +20,11 @@ SANFLAGS  = $(if $(SAN),$(SAN_ON))
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(SANFLAGS) $(CFLAGS)
 CPPFLAGS += -Iinclude -Isrc/lib -I$(BUILD)/gen
 # libmicrohttpd is opened by `serve` at run time (src/httpd/mhd_load.c), not linked.
+# pkg-config is asked when a recipe first needs the flags (then kept), not when the Makefile
+# is read: on a fresh machine `deps` installs pkg-config and the libraries first.
 PKGS      = libhs libmicrohttpd zlib
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs libhs zlib 2>/dev/null || echo -lhs -lz) -ldl
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $$(PKGS) 2>/dev/null))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs libhs zlib 2>/dev/null || echo -lhs -lz) -ldl)$(PKG_LIBS)
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
 
 LIB_SRC   = $(sort $(wildcard src/lib/*.c src/lib/formats/*.c))
@@ -51,6 +53,7 @@ help:
 	@echo "make bench      build and run the benchmarks"
 	@echo "make install    install to DESTDIR/PREFIX (default $(PREFIX))"
 
+# The targets of the README install what is missing first, then build in a new make.
 deps:
 	@sh tools/install-deps.sh
 
@@ -131,15 +134,18 @@ fuzz-replay: deps
 	@$(MAKE) --no-print-directory fuzz-build
 	@sh tests/fuzz-replay.sh $(BUILD)-fuzz/fuzz
 
-conformance: deps $(BIN)
+conformance: deps
+	@$(MAKE) --no-print-directory $(BIN)
 	@sh tests/conformance.sh $(BIN)
 
-run: deps $(BIN)
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)
 	@sh tools/run-samples.sh $(BIN)
 
 BENCH_SRC = $(sort $(wildcard bench/*.c))
-bench: $(BIN)
+bench:
 	@BENCH=1 sh tools/install-deps.sh
+	@$(MAKE) --no-print-directory $(BIN)
 	@for b in bench/*.sh; do [ -f "$$b" ] && BUILD=$(BUILD) sh $$b; done; true
 
 install: all
