@@ -51,6 +51,7 @@ help:
 	@echo "make sanitize   the whole test suite under ASan+UBSan (in $(BUILD)-san)"
 	@echo "make fuzz-replay  replay the fuzz seed corpora"
 	@echo "make bench      build and run the benchmarks"
+	@echo "make fresh-check  make run and make check on a new Debian bookworm root (debootstrap)"
 	@echo "make install    install to DESTDIR/PREFIX (default $(PREFIX))"
 
 # The targets of the README install what is missing first, then build in a new make.
@@ -148,6 +149,10 @@ bench:
 	@$(MAKE) --no-print-directory $(BIN)
 	@for b in bench/*.sh; do [ -f "$$b" ] && BUILD=$(BUILD) sh $$b; done; true
 
+# A new minimal Debian root with git and make only, a clone of HEAD: make run, make check.
+fresh-check:
+	@sh tools/fresh-check.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
@@ -170,6 +175,6 @@ clean:
 
 FORCE:
 
-.PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay conformance run bench install uninstall clean
+.PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay conformance run bench fresh-check install uninstall clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
