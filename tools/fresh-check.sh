@@ -24,11 +24,12 @@ die() { say "$*" >&2; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, chroot and mount)"
 
-# The first URI of an enabled apt source for $SUITE, deb822 (*.sources) or one-line (*.list).
-host_mirror() {
+# host_uri SUITE: the first URI of an enabled apt source of the host for SUITE,
+# deb822 (*.sources) or one-line (*.list).
+host_uri() {
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
-		awk -v suite="$SUITE" 'BEGIN { RS = "" }
+		awk -v suite="$1" 'BEGIN { RS = "" }
 		{
 			uri = ""; deb = 0; hit = 0; off = 0
 			n = split($0, line, "\n")
@@ -44,15 +45,15 @@ host_mirror() {
 	done
 	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
 		[ -f "$f" ] || continue
-		awk -v suite="$SUITE" '$1 == "deb" {
+		awk -v suite="$1" '$1 == "deb" {
 			i = 2
 			if ($i ~ /^\[/) { while (i < NF && $i !~ /\]$/) i++; i++ }
 			if ($(i + 1) == suite) { print $i; exit }
 		}' "$f"
-	done
+	done | head -n 1
 }
 
-MIRROR=${MIRROR:-$(host_mirror | head -n 1)}
+MIRROR=${MIRROR:-$(host_uri "$SUITE")}
 [ -n "$MIRROR" ] || die "no apt source for $SUITE in /etc/apt (set MIRROR)"
 
 if [ -n "$(git -C "$REPO" status --porcelain --untracked-files=no)" ]; then
@@ -103,27 +104,28 @@ in_root() {
 
 START=$(date +%s)
 TIMES=""
-# step NAME LOG COMMAND...: run, time, and stop at the first failure saying which step
-# (set -e does not act inside a command tested by ||, so the steps chain with && themselves).
+# step NAME LOG COMMAND...: run, time, and stop at the first failure saying which step.
+# Its variables are named step_*: the commands run in the same shell. set -e does not act
+# inside a command tested by ||, so the step functions chain with && themselves.
 # With LOG "-" the output shows; otherwise it goes to that file, and its end shows on failure.
 step() {
-	name=$1; log=$2; shift 2
-	say "== $name"
-	s=$(date +%s)
-	if [ "$log" = - ]; then
-		"$@" && rc=0 || rc=$?
+	step_name=$1; step_log=$2; shift 2
+	say "== $step_name"
+	step_start=$(date +%s)
+	if [ "$step_log" = - ]; then
+		"$@" && step_rc=0 || step_rc=$?
 	else
-		"$@" >"$log" 2>&1 && rc=0 || rc=$?
-		[ "$rc" -eq 0 ] || tail -n 30 "$log"
+		"$@" >"$step_log" 2>&1 && step_rc=0 || step_rc=$?
+		[ "$step_rc" -eq 0 ] || tail -n 30 "$step_log"
 	fi
-	d=$(($(date +%s) - s))
-	TIMES="$TIMES$(printf '  %-40s %5ss' "$name" "$d")
+	step_secs=$(($(date +%s) - step_start))
+	TIMES="$TIMES$(printf '  %-40s %5ss' "$step_name" "$step_secs")
 "
-	[ "$rc" -eq 0 ] && return 0
+	[ "$step_rc" -eq 0 ] && return 0
 	printf '%s' "$TIMES"
-	why=""
-	[ "$rc" -eq 124 ] && why=", timed out: STEP_TIMEOUT=$STEP_TIMEOUT"
-	die "FAILED at step '$name' (exit $rc after ${d}s$why)"
+	step_why=""
+	[ "$step_rc" -eq 124 ] && step_why=", timed out: STEP_TIMEOUT=$STEP_TIMEOUT"
+	die "FAILED at step '$step_name' (exit $step_rc after ${step_secs}s$step_why)"
 }
 
 host_debootstrap() {
@@ -139,6 +141,15 @@ setup_root() {
 		mount_in /dev --bind /dev || return
 	fi
 	cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf"
+}
+
+# the updates and security suites too, as an installed Debian has them, where the host has them
+root_sources() {
+	for s in "$SUITE-updates" "$SUITE-security"; do
+		uri=$(host_uri "$s")
+		[ -z "$uri" ] || echo "deb $uri $s main"
+	done >>"$ROOT/etc/apt/sources.list"
+	cat "$ROOT/etc/apt/sources.list"
 }
 
 # git and make, as on a machine that has only those; then apt's lists go, as nothing is cached
@@ -163,6 +174,7 @@ step "debootstrap on the host" - host_debootstrap
 step "debootstrap --variant=minbase $SUITE" "$WORK/debootstrap.log" \
 	debootstrap --variant=minbase "$SUITE" "$ROOT" "$MIRROR"
 step "mount /proc, resolv.conf" - setup_root
+step "apt sources" - root_sources
 step "install git and make (apt-get)" "$WORK/apt.log" root_git_make
 step "git clone of $(git -C "$REPO" rev-parse --short HEAD)" - clone
 if [ -n "$SHARED_DIR" ]; then
