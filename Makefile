@@ -20,10 +20,13 @@ SANFLAGS  = $(if $(SAN),$(SAN_ON))
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(SANFLAGS) $(CFLAGS)
 CPPFLAGS += -Iinclude -Isrc/lib -I$(BUILD)/gen
 # libmicrohttpd is opened by `serve` at run time (src/httpd/mhd_load.c), not linked.
-# nettle/hogweed (the webhook signature checks of serve) too: opened at run time (src/httpd/crypto.c).
+# pkg-config is asked when a recipe first needs the flags (then kept), not when the Makefile
+# is read: on a fresh machine `deps` installs pkg-config and the libraries first.
+# nettle/hogweed (the webhook signature checks of serve): headers only, opened at run time
+# (src/httpd/crypto.c).
 PKGS      = libhs libmicrohttpd zlib jansson nettle hogweed
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs libhs zlib jansson 2>/dev/null || echo -lhs -lz -ljansson) -ldl
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $$(PKGS) 2>/dev/null))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs libhs zlib jansson 2>/dev/null || echo -lhs -lz -ljansson) -ldl)$(PKG_LIBS)
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
 
 LIB_SRC   = $(sort $(shell find src/lib -name "*.c"))
@@ -51,8 +54,10 @@ help:
 	@echo "make sanitize   the whole test suite under ASan+UBSan (in $(BUILD)-san)"
 	@echo "make fuzz-replay  replay the fuzz seed corpora"
 	@echo "make bench      build and run the benchmarks"
+	@echo "make fresh-check  make run and make check on a new Debian bookworm root (debootstrap)"
 	@echo "make install    install to DESTDIR/PREFIX (default $(PREFIX))"
 
+# The targets of the README install what is missing first, then build in a new make.
 deps:
 	@sh tools/install-deps.sh
 
@@ -142,16 +147,23 @@ fuzz-replay: deps
 	@$(MAKE) --no-print-directory fuzz-build
 	@sh tests/fuzz-replay.sh $(BUILD)-fuzz/fuzz
 
-conformance: deps $(BIN)
+conformance: deps
+	@$(MAKE) --no-print-directory $(BIN)
 	@sh tests/conformance.sh $(BIN)
 
-run: deps $(BIN)
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)
 	@sh tools/run-samples.sh $(BIN)
 
 BENCH_SRC = $(sort $(wildcard bench/*.c))
-bench: $(BIN) $(BUILD)/tests/hostile
+bench:
 	@BENCH=1 sh tools/install-deps.sh
+	@$(MAKE) --no-print-directory $(BIN) $(BUILD)/tests/hostile
 	@for b in bench/*.sh; do [ -f "$$b" ] && BUILD=$(BUILD) sh $$b; done; true
+
+# A new minimal Debian root with git and make only, a clone of HEAD: make run, make check.
+fresh-check:
+	@sh tools/fresh-check.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
@@ -175,6 +187,6 @@ clean:
 
 FORCE:
 
-.PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay conformance run bench install uninstall clean
+.PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay conformance run bench fresh-check install uninstall clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

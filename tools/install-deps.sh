@@ -1,7 +1,13 @@
 #!/bin/sh
 # Install the Debian packages smtpdiag needs to build and test, if missing.
+# As root it runs apt-get itself; otherwise through sudo.
 set -e
-PKGS="build-essential clang pkg-config libvectorscan-dev libmicrohttpd-dev libcmocka-dev zlib1g-dev libjansson-dev nettle-dev curl openssl"
+# build-essential: cc, make, binutils (objdump, for tests/cli/install.sh)
+# clang, libclang-rt-dev: make sanitize (ASan+UBSan) and the libFuzzer targets
+# pkg-config and the libraries: Vectorscan, libmicrohttpd (serve), jansson (JSON input),
+# nettle (serve's webhook signatures), cmocka (unit tests), zlib
+# curl, openssl: tests/cli/serve.sh and events.sh (tests/browser/run.sh installs Chromium and Node)
+PKGS="build-essential clang libclang-rt-dev pkg-config libvectorscan-dev libmicrohttpd-dev libcmocka-dev zlib1g-dev libjansson-dev nettle-dev curl openssl"
 # benchmarks also need these
 [ -n "${BENCH:-}" ] && PKGS="$PKGS bc time wrk"
 missing=""
@@ -13,4 +19,4 @@ echo "installing:$missing"
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO=sudo
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Browser tests of `smtpdiag serve`: headless Debian Chromium driven by
-# playwright-core (npm). Installs what is missing, builds the binary if needed,
-# runs tests/browser/serve.test.mjs; screenshots go to $BUILD/screenshots.
+# playwright-core (npm). Installs what is missing (the build packages too when
+# the binary must be built), builds the binary if needed, runs
+# tests/browser/serve.test.mjs; screenshots go to $BUILD/screenshots.
 set -euo pipefail
 cd "$(dirname "$0")"
 HERE=$(pwd)
@@ -22,7 +23,10 @@ fi
 if [ ! -d "$HERE/node_modules/playwright-core" ]; then
 	(cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
 fi
-[ -x "$ROOT/$BUILD/smtpdiag" ] || make -C "$ROOT" --no-print-directory BUILD="$BUILD"
+if [ ! -x "$ROOT/$BUILD/smtpdiag" ]; then
+	sh "$ROOT/tools/install-deps.sh"
+	make -C "$ROOT" --no-print-directory BUILD="$BUILD"
+fi
 
 cd "$ROOT"
 BUILD_DIR="$ROOT/$BUILD" timeout 300 node --test --test-reporter=tap "$HERE/serve.test.mjs"

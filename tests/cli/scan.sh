@@ -181,22 +181,22 @@ expect_exit 2 "unknown option" -- "$BIN" scan --bogus "$FX/postfix.log"
 expect_exit 0 "help" -- "$BIN" scan --help
 expect_out "usage: smtpdiag scan" "help text"
 
-# --- --follow: append, rotate, truncate; stopped by SIGTERM (bounded by timeout)
+# --- --follow: append, rotate, truncate; stopped by SIGTERM (bounded by timeout, then KILL)
 F="$TMP/live.log"
 grep 'a1@' "$FX/syslog-forms.log" >"$F"
 cp "$F" "$TMP/static.log"
-timeout 30 "$BIN" scan --follow --summary "$TMP/static.log" >"$TMP/fsum" 2>&1 &
+timeout -k 5 30 "$BIN" scan --follow --summary "$TMP/static.log" >"$TMP/fsum" 2>&1 &
 sp=$!
-timeout 30 "$BIN" scan --follow "$F" >"$TMP/follow" 2>"$TMP/ferr" &
+timeout -k 5 30 "$BIN" scan --follow "$F" >"$TMP/follow" 2>"$TMP/ferr" &
 fp=$!
-timeout 30 "$BIN" scan --follow "$TMP/later.log" >"$TMP/later" 2>"$TMP/lerr" &
+timeout -k 5 30 "$BIN" scan --follow "$TMP/later.log" >"$TMP/later" 2>"$TMP/lerr" &
 lp=$!
 wait_for() { # PATTERN FILE: up to 10 s
 	i=0
 	while [ $i -lt 50 ] && ! grep -q "$1" "$2" 2>/dev/null; do sleep 0.2; i=$((i + 1)); done
 }
 wait_for a1@ "$TMP/follow"
-wait_for "waiting for it" "$TMP/lerr" # the file is made only once it was looked for
+wait_for "waiting for it" "$TMP/lerr" # made only once scan is waiting for it
 grep 'a11@' "$FX/syslog-forms.log" >"$TMP/later.log"
 grep 'a4@' "$FX/syslog-forms.log" >>"$F"
 wait_for a4@ "$TMP/follow"

@@ -104,7 +104,7 @@ static void test_unquote(void **state)
 /* Optional: the shared corpus mbox, when present (skipped otherwise). */
 static void test_corpus_mbox(void **state)
 {
-	const char *path = "/work/shared/corpus/set-of-emails/mailbox/mbox-0";
+	const char *path = "../shared/corpus/set-of-emails/mailbox/mbox-0";
 	static char buf[1 << 18];
 	FILE *fp = fopen(path, "rb");
 	sd_mbox_iter it;

@@ -530,7 +530,7 @@ static void test_broken_folding(void **state)
 /* Optional: the shared corpus, when present (skipped otherwise). */
 static void test_corpus(void **state)
 {
-	const char *dir = "/work/shared/corpus/set-of-emails/maildir/bsd/lhost-postfix-01.eml";
+	const char *dir = "../shared/corpus/set-of-emails/maildir/bsd/lhost-postfix-01.eml";
 	FILE *fp = fopen(dir, "rb");
 	char buf[1 << 16];
 	size_t n;
