@@ -20,9 +20,10 @@ SANFLAGS  = $(if $(SAN),$(SAN_ON))
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(SANFLAGS) $(CFLAGS)
 CPPFLAGS += -Iinclude -Isrc/lib -I$(BUILD)/gen
 # libmicrohttpd is opened by `serve` at run time (src/httpd/mhd_load.c), not linked.
-PKGS      = libhs libmicrohttpd zlib
+PKGS      = libhs libmicrohttpd zlib jansson sqlite3 libpq
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs libhs zlib 2>/dev/null || echo -lhs -lz) -ldl
+PKG_LIBS   := $(shell pkg-config --libs libhs zlib jansson sqlite3 libpq 2>/dev/null || \
+                echo -lhs -lz -ljansson -lsqlite3 -lpq) -ldl
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
 
 LIB_SRC   = $(sort $(shell find src/lib -name "*.c"))

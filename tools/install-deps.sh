@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian packages smtpdiag needs to build and test, if missing.
 set -e
-PKGS="build-essential clang pkg-config libvectorscan-dev libmicrohttpd-dev libcmocka-dev zlib1g-dev curl"
+PKGS="build-essential clang pkg-config libvectorscan-dev libmicrohttpd-dev libcmocka-dev zlib1g-dev curl libjansson-dev libsqlite3-dev libpq-dev postgresql"
 # benchmarks also need these
 [ -n "${BENCH:-}" ] && PKGS="$PKGS bc time wrk"
 missing=""

@@ -5,11 +5,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_store.h"
 #include "input.h"
 #include "opts.h"
 #include "tally.h"
 
-enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_END };
+enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_STORE, D_END };
 
 static const cli_opt opts[] = {
 	[D_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -19,6 +20,9 @@ static const cli_opt opts[] = {
 			"read = bounces + non-bounces + errors" },
 	[D_DELIVERED] = { "delivered", 0, CLI_FLAG, NULL, "also report successful-delivery notifications" },
 	[D_VACATION] = { "vacation", 0, CLI_FLAG, NULL, "also report auto-replies (RFC 3834)" },
+	[D_STORE] = { "store", 0, CLI_VALUE, "URL",
+		      "record the verdicts in the store (sqlite:PATH or postgresql://...) instead of "
+		      "printing them; the counts go to stderr" },
 	[D_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -42,6 +46,9 @@ typedef struct run {
 	unsigned flags;  /* SMTPDIAG_DECODE_* */
 	int text;
 	int summary;
+	int store;       /* --store given */
+	int store_dead;  /* the store failed: stop recording */
+	cli_store st;
 	tally t;
 } run;
 
@@ -67,6 +74,17 @@ static void out_flush(run *r)
 	r->out.len = 0;
 }
 
+static void to_store(run *r, const smtpdiag_fact *f, const char *origin)
+{
+	smtpdiag_error err = { 0, "" };
+	int rc;
+
+	if (r->store_dead)
+		return;
+	if ((rc = smtpdiag_store_add_fact(r->st.st, f, &err)) < 0)
+		r->store_dead = cli_store_bad(&r->st, "decode", origin, 0, rc, &err);
+}
+
 static void on_msg(void *ctx, const char *origin, const char *msg, size_t len)
 {
 	run *r = ctx;
@@ -89,6 +107,10 @@ static void on_msg(void *ctx, const char *origin, const char *msg, size_t len)
 		const smtpdiag_fact *f = smtpdiag_decoder_fact(r->dec, (size_t)i);
 		if (r->summary) {
 			tally_fact(&r->t, f->reason, f->destination, f->advice);
+			continue;
+		}
+		if (r->store) {
+			to_store(r, f, origin);
 			continue;
 		}
 		if (r->text) {
@@ -134,6 +156,10 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case D_VACATION:
 		r->flags |= SMTPDIAG_DECODE_VACATION;
 		break;
+	case D_STORE:
+		r->store = 1;
+		r->st.url = p->value;
+		break;
 	}
 	return -1;
 }
@@ -149,15 +175,20 @@ int cmd_decode(int argc, char **argv)
 		return rc;
 	if (first == argc)
 		return cli_usage(&decode_cmd, "no input given");
+	if (r.store && !r.summary && (rc = cli_store_open(&r.st, "decode")) >= 0)
+		return rc;
+	r.store = r.store && !r.summary;
 	r.dec = smtpdiag_decoder_new(r.flags);
 	if (!r.dec) {
 		cli_err("decode: cannot create a decoder (out of memory, or the rule database failed to load)");
+		if (r.store)
+			smtpdiag_store_close(r.st.st);
 		return EXIT_FAIL_;
 	}
 	tally_init(&r.t);
 	if (!isatty(STDOUT_FILENO)) /* fewer, larger writes: one per 64 KiB of JSON Lines */
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	if (r.text && !r.summary)
+	if (r.text && !r.summary && !r.store)
 		printf("%-32s %-16s %-7s %-3s %-5s %-24s %s\n", "RECIPIENT", "REASON", "STATUS", "RC", "BOUNCE", "ADVICE", "ORIGIN");
 	w.on_msg = on_msg;
 	w.on_err = on_err;
@@ -167,6 +198,13 @@ int cmd_decode(int argc, char **argv)
 	if (r.summary)
 		tally_print(&r.t, stdout);
 	rc = r.t.errors ? EXIT_SOME_ : EXIT_OK_;
+	if (r.store) {
+		smtpdiag_store_counts c;
+		smtpdiag_store_counts_get(r.st.st, &c);
+		rc = c.errors && rc == EXIT_OK_ ? EXIT_SOME_ : rc;
+		if (cli_store_finish(&r.st, "decode", stderr) || r.store_dead)
+			rc = EXIT_FAIL_;
+	}
 	out_flush(&r);
 	if (fflush(stdout) != 0) {
 		cli_err("decode: writing output: %s", strerror(errno));
