@@ -22,6 +22,7 @@
 typedef struct pg {
 	PGconn *c;
 	sd_buf copy;    /* the batch, in COPY text format */
+	long seq;       /* records in it */
 } pg;
 
 static int pg_fail(pg *g, smtpdiag_error *err, const char *what, const PGresult *r)
@@ -126,8 +127,9 @@ static int setup(smtpdiag_store *s, smtpdiag_error *err)
 		rc = st_migrate(s, err);
 	if ((pg_end(s, rc == 0, err) < 0 && rc == 0) || rc < 0)
 		return rc < 0 ? rc : SMTPDIAG_ESTORE;
-	if ((rc = run(g, "CREATE TEMP TABLE st_in (LIKE events) ON COMMIT DELETE ROWS", NULL, 0, NULL,
-		      NULL, err)) < 0)
+	/* seq: the record's place in its batch, so the first of one key wins, as in SQLite */
+	if ((rc = run(g, "CREATE TEMP TABLE st_in (LIKE events, seq BIGINT NOT NULL) ON COMMIT DELETE ROWS",
+		      NULL, 0, NULL, NULL, err)) < 0)
 		return rc;
 	return run(g, "CREATE TEMP TABLE st_new (LIKE events) ON COMMIT DELETE ROWS", NULL, 0, NULL, NULL, err);
 }
@@ -201,7 +203,8 @@ static int pg_add(smtpdiag_store *s, const st_rec *r, smtpdiag_error *err)
 		copy_field(b, z[i], 0);
 	sd_buf_printf(b, "%d\t%d\t", r->hardbounce, r->retry);
 	for (size_t i = 0; i < 6; i++)
-		copy_field(b, c[i], i == 5);
+		copy_field(b, c[i], 0);
+	sd_buf_printf(b, "%ld\n", g->seq++);
 	return b->oom ? st_err(err, SMTPDIAG_ENOMEM, "out of memory") : 0;
 }
 
@@ -267,9 +270,10 @@ static int merge(smtpdiag_store *s, uint64_t *recorded, char state[6], smtpdiag_
 
 	if ((rc = copy_in(g, err)) < 0)
 		return rc;
-	if ((rc = run(g, "WITH n AS (INSERT INTO events SELECT DISTINCT ON (key) * FROM st_in"
-		      " ORDER BY key ON CONFLICT (key) DO NOTHING RETURNING *)"
-		      " INSERT INTO st_new SELECT * FROM n", NULL, 0, recorded, state, err)) < 0)
+	snprintf(sql, sizeof(sql), "WITH n AS (INSERT INTO events SELECT %s FROM (SELECT DISTINCT ON (key)"
+		 " * FROM st_in ORDER BY key, seq) d ON CONFLICT (key) DO NOTHING RETURNING *)"
+		 " INSERT INTO st_new SELECT * FROM n", st_event_cols);
+	if ((rc = run(g, sql, NULL, 0, recorded, state, err)) < 0)
 		return rc;
 	snprintf(sql, sizeof(sql), "INSERT INTO addresses (%s)%s%s", st_addr_cols, addr_select,
 		 st_addr_upsert_tail);
@@ -298,8 +302,10 @@ static int pg_commit(smtpdiag_store *s, uint64_t *recorded, smtpdiag_error *err)
 		if (strcmp(state, "40P01") && strcmp(state, "40001"))
 			break; /* not a deadlock or serialization failure: no retry */
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		sd_buf_reset(&g->copy);
+		g->seq = 0;
+	}
 	return rc;
 }
 
@@ -308,6 +314,7 @@ static void pg_drop(smtpdiag_store *s)
 	pg *g = s->impl;
 
 	sd_buf_reset(&g->copy);
+	g->seq = 0;
 }
 
 const st_backend st_pg = {
