@@ -5,20 +5,10 @@
 # no lost update, and an ingest killed midway.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/store_lib.sh"
+. "$(dirname "$0")/pg_lib.sh"
 FIX=tests/fixtures/store
 
-pg_bindir() {
-	d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-	[ -x "$d/initdb" ] && { echo "$d"; return; }
-	command -v pg_config >/dev/null && [ -x "$(pg_config --bindir)/initdb" ] && pg_config --bindir
-}
-
-PGBIN=$(pg_bindir)
-if [ -z "$PGBIN" ] && { [ "$(id -u)" -eq 0 ] || [ -n "${CI:-}" ]; }; then
-	sh tools/install-deps.sh >/dev/null 2>&1
-	PGBIN=$(pg_bindir)
-fi
-if [ -z "$PGBIN" ]; then
+if ! pg_find; then
 	if [ -n "${CI:-}" ]; then
 		echo "not ok 1 - PostgreSQL (Debian package postgresql) is not installed and could not be"
 		exit 1
@@ -26,34 +16,15 @@ if [ -z "$PGBIN" ]; then
 	echo "ok 1 - # SKIP PostgreSQL is not installed (apt-get install postgresql) and could not be installed here"
 	exit 0
 fi
-
-# the cluster runs as an unprivileged user; as root, as nobody
-PGDIR=$(mktemp -d /tmp/smtpdiag-pg.XXXXXX)
-if [ "$(id -u)" -eq 0 ]; then
-	chown nobody "$PGDIR"
-	AS="runuser -u nobody --"
-	PGUSER=nobody
-else
-	AS=""
-	PGUSER=$(id -un)
-fi
-stop_pg() {
-	$AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null 2>&1
-	rm -rf "$PGDIR" "$TMP"
-}
-trap stop_pg EXIT INT TERM
-PORT=$((50000 + $$ % 10000))
+trap 'pg_stop; rm -rf "$TMP"' EXIT INT TERM
 n=$((n + 1))
-if $AS "$PGBIN/initdb" -D "$PGDIR/data" -A trust -U "$PGUSER" -E UTF8 --locale=C >"$PGDIR/initdb.log" 2>&1 &&
-	$AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/log" -w -o "-k $PGDIR -c listen_addresses='' -p $PORT -c fsync=off" start >/dev/null 2>&1; then
+if PGOPTS="-c fsync=off" pg_start; then
 	echo "ok $n - a throw-away PostgreSQL cluster runs on a Unix socket"
 else
 	echo "not ok $n - the PostgreSQL cluster did not start"; sed 's/^/#   /' "$PGDIR/initdb.log" "$PGDIR/log" 2>/dev/null | tail -5
 	exit 1
 fi
-PG="postgresql:///postgres?host=$PGDIR&port=$PORT&user=$PGUSER"
-psqlq() { "$PGBIN/psql" -XAtq "$PG" -c "$1" 2>&1; }
-mkdb() { psqlq "CREATE DATABASE $1" >/dev/null; echo "postgresql:///$1?host=$PGDIR&port=$PORT&user=$PGUSER"; }
+mkdb() { pg_db "$1"; }
 
 # ---- the schema, made and versioned on first use ----
 M=$(mkdb mixed)
@@ -95,8 +66,9 @@ fi
 
 # ---- many writers, and a run killed midway ----
 sh tools/gen-verdicts.sh 40000 3000 11 >"$TMP/gen.jsonl"
-store_concurrent_checks postgresql "$(mkdb one)" "$(mkdb four)" "$TMP/gen.jsonl"
+F=$(mkdb four)
+store_concurrent_checks postgresql "$(mkdb one)" "$F" "$TMP/gen.jsonl"
 "$BIN" store --store "sqlite:$TMP/gen.db" ingest "$TMP/gen.jsonl" >/dev/null
-same_state "4 PostgreSQL writers end as one SQLite writer" "sqlite:$TMP/gen.db" "$(echo "$PG" | sed 's|/postgres?|/four?|')"
+same_state "4 PostgreSQL writers end as one SQLite writer" "sqlite:$TMP/gen.db" "$F"
 sh tools/gen-verdicts.sh 150000 20000 12 >"$TMP/big.jsonl"
 store_kill_checks postgresql "$(mkdb killed)" "$(mkdb whole)" "$TMP/big.jsonl"

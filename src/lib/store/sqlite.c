@@ -13,7 +13,7 @@
 
 #define SQ_BUSY_MS 60000      /* how long a writer waits for another's transaction */
 #define SQ_CACHE_KIB 65536    /* page cache (negative cache_size: KiB) */
-#define SQ_MMAP_BYTES 1073741824 /* pages read through a mapping, not pread */
+#define SQ_MMAP_BYTES 0       /* no mapping: pages through the cache, memory stays flat */
 #define SQ_CHECKPOINT_PAGES 16384 /* WAL pages before a checkpoint */
 
 typedef struct sq {
