@@ -24,7 +24,7 @@ awk -v n="$n" -v a="$a" -v seed="$seed" -v now="$now" 'BEGIN {
 		else if (k < 0.90) { rs = "ratelimited"; st = "4.7.0"; rc = "421"; rt = "true"; act = "delayed"; adv = "retry" }
 		else if (k < 0.95) { rs = "feedback"; adv = "suppress-recipient" }
 		else { rs = "expired"; st = "4.4.7"; adv = "contact-recipient-admin" }
-		tok = (i % 2) ? sprintf("%x", i * 7919 + 12345) : ""
+		tok = (i % 2) ? ("g" seed "x" i) : ""
 		printf "{\"action\":\"%s\",\"addresser\":\"%s\",\"deliverystatus\":\"%s\",\"destination\":\"d%d.example\",", act, from, st, j % 50
 		printf "\"diagnosticcode\":\"%s %s <%s>: generated for a test\",\"hardbounce\":%s,\"lhost\":\"%s\",", rc, st, rcpt, hb, ip
 		printf "\"origin\":\"gen:%d\",\"reason\":\"%s\",\"recipient\":\"%s\",\"replycode\":\"%s\",", i, rs, rcpt, rc
