@@ -24,9 +24,10 @@ CPPFLAGS += -Iinclude -Isrc/lib -I$(BUILD)/gen
 # is read: on a fresh machine `deps` installs pkg-config and the libraries first.
 # nettle/hogweed (the webhook signature checks of serve): headers only, opened at run time
 # (src/httpd/crypto.c).
-PKGS      = libhs libmicrohttpd zlib jansson nettle hogweed
+PKGS      = libhs libmicrohttpd zlib jansson sqlite3 libpq nettle hogweed
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $$(PKGS) 2>/dev/null))$(PKG_CFLAGS)
-PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs libhs zlib jansson 2>/dev/null || echo -lhs -lz -ljansson) -ldl)$(PKG_LIBS)
+PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs libhs zlib jansson sqlite3 libpq 2>/dev/null || \
+                echo -lhs -lz -ljansson -lsqlite3 -lpq) -ldl)$(PKG_LIBS)
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
 
 LIB_SRC   = $(sort $(shell find src/lib -name "*.c"))

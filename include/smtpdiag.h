@@ -37,7 +37,8 @@ enum {
 	SMTPDIAG_ELIMIT = -3,   /* a named limit was hit (size, depth, count) */
 	SMTPDIAG_EPARSE = -4,   /* input is not what it should be */
 	SMTPDIAG_ENOTFOUND = -5,/* nothing to explain or decode in the input */
-	SMTPDIAG_EIO = -6       /* reading input failed */
+	SMTPDIAG_EIO = -6,      /* reading input failed */
+	SMTPDIAG_ESTORE = -7    /* the store (database) refused or failed */
 };
 
 typedef struct smtpdiag_error {
@@ -516,6 +517,141 @@ int smtpdiag_summary_merge(smtpdiag_summary *into, const smtpdiag_summary *from)
  * Returns 0, SMTPDIAG_EINVAL or SMTPDIAG_ENOMEM (out->oom). */
 int smtpdiag_summary_text(const smtpdiag_summary *s, smtpdiag_buf *out);
 int smtpdiag_summary_json(const smtpdiag_summary *s, smtpdiag_buf *out);
+
+/* ---- store: bounce history and suppression ----
+ * Verdicts (decode facts, scan records, or their JSON Lines) recorded in a
+ * database, per recipient address: counts, first and last seen, and whether
+ * the address is suppressed, by the verdict's own fields (hardbounce, reason,
+ * retry, advice; nothing is decided again). URLs: "sqlite:PATH" (one file,
+ * WAL, safe for several processes on one machine) or "postgresql://..." /
+ * "postgres://..." (libpq; many writers). The schema is created or migrated
+ * on first use. A record's key is its token, else a hash of addresser,
+ * recipient, timestamp and status: adding a record twice changes nothing.
+ * Records are written in batches of SMTPDIAG_STORE_BATCH, one transaction each.
+ * A store is not thread-safe: use one per thread (or process). */
+
+#define SMTPDIAG_STORE_BATCH 5000          /* records per transaction */
+#define SMTPDIAG_STORE_MAX_LINE (1u << 20) /* longest JSON line (SMTPDIAG_ELIMIT) */
+#define SMTPDIAG_STORE_MAX_URL 4096
+
+typedef struct smtpdiag_store smtpdiag_store;
+
+/* Suppression policy (docs/store.md). soft_limit and soft_window_days are
+ * applied when records are added (give every writer the same), the rest when
+ * the store is asked. Days of 0 mean "until released". */
+typedef struct smtpdiag_policy {
+	int hard;             /* 1: a hard bounce suppresses at once (1) */
+	int complaint;        /* 1: a complaint (reason feedback) suppresses at once (1) */
+	int hard_days;        /* how long a hard bounce suppresses (0: until released) */
+	int complaint_days;   /* how long a complaint suppresses (0) */
+	int soft_limit;       /* soft bounces after the last delivery that suppress (5) ... */
+	int soft_window_days; /* ... when they fall within this many days (14) ... */
+	int soft_days;        /* ... for this many days after the last of them (30) */
+} smtpdiag_policy;
+
+#define SMTPDIAG_POLICY_MAX_DAYS 36500
+#define SMTPDIAG_POLICY_MAX_SOFT 1000
+
+/* The defaults above. */
+void smtpdiag_policy_init(smtpdiag_policy *p);
+/* Set one key ("soft_limit", "soft_window_days", "soft_days", "hard",
+ * "complaint", "hard_days", "complaint_days"; hard and complaint take on/off)
+ * from its text value. SMTPDIAG_EINVAL for an unknown key or a bad value. */
+int smtpdiag_policy_set(smtpdiag_policy *p, const char *key, const char *value, smtpdiag_error *err);
+/* Read "key = value" lines ('#' starts a comment). SMTPDIAG_EPARSE names the line. */
+int smtpdiag_policy_parse(smtpdiag_policy *p, const char *text, size_t len, smtpdiag_error *err);
+
+/* Open (and create or migrate) the store at url with policy pol (NULL: the
+ * defaults; copied). On success *out is the caller's; close it with
+ * smtpdiag_store_close(), which drops records not yet flushed. */
+int smtpdiag_store_open(const char *url, const smtpdiag_policy *pol, smtpdiag_store **out,
+			smtpdiag_error *err);
+void smtpdiag_store_close(smtpdiag_store *s);
+
+/* Add one verdict: a JSON object of decode's or scan's output (one line,
+ * without its line end), a decode fact, or a scan record. Each call counts one
+ * record read. A record that is no verdict (bad JSON, no recipient, a field
+ * of the wrong type or over its limit) is counted as an error and returns
+ * SMTPDIAG_EPARSE or SMTPDIAG_ELIMIT; the store goes on. When a batch is full
+ * it is written: SMTPDIAG_ESTORE then means the batch was not recorded (its
+ * records are counted as errors). The strings are only read during the call. */
+int smtpdiag_store_add_json(smtpdiag_store *s, const char *line, size_t len, smtpdiag_error *err);
+int smtpdiag_store_add_fact(smtpdiag_store *s, const smtpdiag_fact *f, smtpdiag_error *err);
+int smtpdiag_store_add_logrec(smtpdiag_store *s, const smtpdiag_logrec *r, smtpdiag_error *err);
+/* Write the records added since the last batch, in one transaction. */
+int smtpdiag_store_flush(smtpdiag_store *s, smtpdiag_error *err);
+
+/* read = recorded + duplicates + errors + pending (added, not yet written). */
+typedef struct smtpdiag_store_counts {
+	uint64_t read, recorded, duplicates, errors, pending;
+} smtpdiag_store_counts;
+void smtpdiag_store_counts_get(const smtpdiag_store *s, smtpdiag_store_counts *c);
+
+/* The state of one address. Strings are never NULL and live during the callback. */
+typedef struct smtpdiag_addr_state {
+	const char *address;     /* lowercased */
+	const char *domain;
+	int suppressed;
+	const char *cause;       /* "hard", "complaint", "soft", or "" */
+	const char *reason;      /* of the suppressing event, else of the last event */
+	const char *status;
+	const char *replycode;
+	int64_t since;           /* suppressed since (event time), 0 when not */
+	int64_t until;           /* suppressed until; 0 when until released or not suppressed */
+	int64_t first_seen, last_seen;
+	uint64_t events, hard, complaints, soft, deferred, delivered, sender, other;
+	int64_t released_at;     /* 0 when never released */
+	const char *released_by;
+} smtpdiag_addr_state;
+
+/* One recorded event of an address's history. */
+typedef struct smtpdiag_store_event {
+	const char *key;
+	const char *kind;        /* hard, complaint, soft, deferred, delivered, sender, other */
+	int64_t timestamp;
+	const char *reason, *status, *replycode, *action, *advice;
+	const char *addresser, *senderdomain, *origin, *diagnosticcode;
+	int hardbounce, retry;
+} smtpdiag_store_event;
+
+typedef int (*smtpdiag_addr_fn)(void *ctx, const smtpdiag_addr_state *a);
+typedef int (*smtpdiag_store_event_fn)(void *ctx, const smtpdiag_store_event *e);
+/* A count of the store's tables: table is "total", "kind", "reason", "domain",
+ * "day" (YYYY-MM-DD, UTC), "sender-domain", "sender-ip", "state". */
+typedef int (*smtpdiag_stat_fn)(void *ctx, const char *table, const char *key, uint64_t count);
+
+/* Which addresses: all given conditions hold (NULL / 0: any). */
+typedef struct smtpdiag_store_filter {
+	const char *domain;      /* the address's domain (case-insensitive) */
+	const char *reason;      /* the suppressing reason */
+	int64_t since;           /* suppressed at or after this time */
+	int64_t now;             /* the time to judge at (0: now) */
+} smtpdiag_store_filter;
+
+/* Call fn for each suppressed address (by address). A callback's non-zero
+ * return stops the walk and is returned. */
+int smtpdiag_store_suppressed(smtpdiag_store *s, const smtpdiag_store_filter *f,
+			      smtpdiag_addr_fn fn, void *ctx, smtpdiag_error *err);
+/* An address's state (fn once) and history (ev once per event, oldest first).
+ * SMTPDIAG_ENOTFOUND when the store does not know it. now 0: now. */
+int smtpdiag_store_show(smtpdiag_store *s, const char *address, int64_t now, smtpdiag_addr_fn fn,
+			smtpdiag_store_event_fn ev, void *ctx, smtpdiag_error *err);
+/* End the address's suppression at time now (0: now), recorded with by.
+ * Returns 1 when it was suppressed, 0 when not, SMTPDIAG_ENOTFOUND when unknown.
+ * Events dated after the release suppress again. */
+int smtpdiag_store_release(smtpdiag_store *s, const char *address, const char *by, int64_t now,
+			   smtpdiag_error *err);
+/* Counts by kind, reason, recipient domain, day, sending domain and IP of
+ * sender-side failures, and address states; rows of a table by count, then key. */
+int smtpdiag_store_stats(smtpdiag_store *s, int64_t now, smtpdiag_stat_fn fn, void *ctx, smtpdiag_error *err);
+/* Delete events older than before (Unix seconds), and addresses last seen
+ * before it that are not suppressed. The counts deleted go to *events and *addrs. */
+int smtpdiag_store_prune(smtpdiag_store *s, int64_t before, uint64_t *events, uint64_t *addrs,
+			 smtpdiag_error *err);
+
+/* Append as one JSON object (no trailing newline). */
+void smtpdiag_addr_state_json(const smtpdiag_addr_state *a, smtpdiag_buf *out);
+void smtpdiag_store_event_json(const smtpdiag_store_event *e, smtpdiag_buf *out);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

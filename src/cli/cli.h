@@ -17,6 +17,7 @@ int cmd_explain(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_store(int argc, char **argv);
 
 /* Colour: on when stdout is a terminal and NO_COLOR is unset. */
 int cli_color(FILE *f);

@@ -5,11 +5,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_store.h"
 #include "input.h"
 #include "opts.h"
 #include "tally.h"
 
-enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_RULES, D_WHY, D_ESP, D_ALL_EVENTS, D_TAXONOMY, D_END };
+enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_RULES, D_WHY, D_ESP, D_ALL_EVENTS, D_TAXONOMY, D_STORE, D_END };
 
 #define MAX_TAXONOMIES 8 /* --taxonomy options kept */
 
@@ -39,6 +40,9 @@ static const cli_opt opts[] = {
 	[D_TAXONOMY] = { "taxonomy", 0, CLI_VALUE, "NAME",
 			 "add the verdict's category in another system's vocabulary to each JSON record "
 			 "(ses, sparkpost, postmark, kumomta, powermta; repeatable)" },
+	[D_STORE] = { "store", 0, CLI_VALUE, "URL",
+		      "record the verdicts in the store (sqlite:PATH or postgresql://...) instead of "
+		      "printing them; the counts go to stderr" },
 	[D_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -71,6 +75,9 @@ typedef struct run {
 	const char *rules_path;
 	smtpdiag_rules *rules;
 	int summary;
+	int store;       /* --store given */
+	int store_dead;  /* the store failed: stop recording */
+	cli_store st;
 	tally t;
 } run;
 
@@ -115,12 +122,27 @@ static void put_taxonomies(run *r, const smtpdiag_fact *f)
 	smtpdiag_buf_append(&r->out, "}}", 2);
 }
 
+static void to_store(run *r, const smtpdiag_fact *f, const char *origin)
+{
+	smtpdiag_error err = { 0, "" };
+	int rc;
+
+	if (r->store_dead)
+		return;
+	if ((rc = smtpdiag_store_add_fact(r->st.st, f, &err)) < 0)
+		r->store_dead = cli_store_bad(&r->st, "decode", origin, 0, rc, &err);
+}
+
 static void put_fact(run *r, const smtpdiag_fact *f, const char *origin)
 {
 	size_t mark;
 
 	if (r->summary) {
 		tally_fact(&r->t, f->reason, f->destination, f->advice);
+		return;
+	}
+	if (r->store) {
+		to_store(r, f, origin);
 		return;
 	}
 	if (r->text) {
@@ -259,6 +281,10 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case D_VACATION:
 		r->flags |= SMTPDIAG_DECODE_VACATION;
 		break;
+	case D_STORE:
+		r->store = 1;
+		r->st.url = p->value;
+		break;
 	case D_DELAYED:
 		r->flags |= SMTPDIAG_DECODE_NO_DELAYED;
 		break;
@@ -292,17 +318,24 @@ int cmd_decode(int argc, char **argv)
 		return cli_usage(&decode_cmd, "no input given");
 	if ((rc = cli_rules_load("decode", r.rules_path, &r.rules)) >= 0)
 		return rc;
+	if (r.store && !r.summary && (rc = cli_store_open(&r.st, "decode")) >= 0) {
+		smtpdiag_rules_free(r.rules);
+		return rc;
+	}
+	r.store = r.store && !r.summary;
 	r.dec = smtpdiag_decoder_new(r.flags);
 	if (!r.dec || smtpdiag_decoder_set_rules(r.dec, r.rules) < 0) {
 		cli_err("decode: cannot create a decoder (out of memory, or the rule database failed to load)");
 		smtpdiag_decoder_free(r.dec);
 		smtpdiag_rules_free(r.rules);
+		if (r.store)
+			smtpdiag_store_close(r.st.st);
 		return EXIT_FAIL_;
 	}
 	tally_init(&r.t);
 	if (!isatty(STDOUT_FILENO)) /* fewer, larger writes: one per 64 KiB of JSON Lines */
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	if (r.text && !r.summary)
+	if (r.text && !r.summary && !r.store)
 		printf("%-32s %-16s %-7s %-3s %-5s %-24s %s\n", "RECIPIENT", "REASON", "STATUS", "RC", "BOUNCE", "ADVICE", "ORIGIN");
 	w.on_msg = on_msg;
 	w.on_err = on_err;
@@ -312,6 +345,13 @@ int cmd_decode(int argc, char **argv)
 	if (r.summary)
 		tally_print(&r.t, stdout);
 	rc = r.t.errors ? EXIT_SOME_ : EXIT_OK_;
+	if (r.store) {
+		smtpdiag_store_counts c;
+		smtpdiag_store_counts_get(r.st.st, &c);
+		rc = c.errors && rc == EXIT_OK_ ? EXIT_SOME_ : rc;
+		if (cli_store_finish(&r.st, "decode", stderr) || r.store_dead)
+			rc = EXIT_FAIL_;
+	}
 	out_flush(&r);
 	if (fflush(stdout) != 0) {
 		cli_err("decode: writing output: %s", strerror(errno));

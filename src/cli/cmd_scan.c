@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_store.h"
 #include "cmd_scan.h"
 #include "opts.h"
 
@@ -23,7 +24,7 @@
 #define SCAN_OUT_FLUSH (256u << 10) /* bytes of output gathered before a write */
 #define SCAN_PROGRESS_MS 250       /* progress bar refresh */
 
-enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_END };
+enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_END };
 
 static const cli_opt opts[] = {
 	[S_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -46,6 +47,9 @@ static const cli_opt opts[] = {
 	[S_WHY] = { "why", 0, CLI_FLAG, NULL,
 		    "with --format text, print under each attempt the evidence trail (the rules and "
 		    "rows that decided, in order), a user rule's label among them" },
+	[S_STORE] = { "store", 0, CLI_VALUE, "URL",
+		      "record the attempts in the store (sqlite:PATH or postgresql://...) instead of "
+		      "printing them; with --follow each pause commits; the counts go to stderr" },
 	[S_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -66,11 +70,20 @@ static const cli_cmd scan_cmd = {
 	opts, 0
 };
 
+/* --store: one store for all threads */
+typedef struct scan_store {
+	cli_store cs;
+	pthread_mutex_t mu;
+	int dead;        /* the store failed: record no more */
+} scan_store;
+
 typedef struct scan_opts {
 	int text, json, summary, failures, follow, jobs, why;
 	unsigned flags;
 	const char *rules_path;
 	smtpdiag_rules *rules; /* shared read-only by the workers' scanners */
+	const char *store_url;
+	scan_store *st;  /* NULL without --store */
 } scan_opts;
 
 struct worker {
@@ -144,8 +157,33 @@ static void flush_out(worker *w)
 	w->out.len = 0;
 }
 
+static void store_rec(worker *w, const smtpdiag_logrec *r)
+{
+	scan_store *st = w->o->st;
+	smtpdiag_error err = { 0, "" };
+	int rc;
+
+	pthread_mutex_lock(&st->mu);
+	if (!st->dead && (rc = smtpdiag_store_add_logrec(st->cs.st, r, &err)) < 0)
+		st->dead = cli_store_bad(&st->cs, "scan", r->queueid[0] ? r->queueid : "-", 0, rc, &err);
+	pthread_mutex_unlock(&st->mu);
+}
+
+static void store_flush(worker *w)
+{
+	scan_store *st = w->o->st;
+	smtpdiag_error err = { 0, "" };
+
+	pthread_mutex_lock(&st->mu);
+	if (!st->dead && smtpdiag_store_flush(st->cs.st, &err) < 0)
+		st->dead = cli_store_bad(&st->cs, "scan", "-", 0, SMTPDIAG_ESTORE, &err);
+	pthread_mutex_unlock(&st->mu);
+}
+
 void scan_flush(worker *w)
 {
+	if (w->o->st)
+		store_flush(w);
 	flush_out(w);
 	if (fflush(w->dst) != 0 && !w->werr)
 		w->werr = errno ? errno : EIO;
@@ -194,6 +232,10 @@ static void emit(worker *w, const smtpdiag_logrec *r)
 	}
 	if (w->o->failures && !strcmp(r->action, "sent"))
 		return;
+	if (w->o->st) {
+		store_rec(w, r);
+		return;
+	}
 	if (w->o->text) {
 		text_line(w, r);
 		return;
@@ -507,6 +549,9 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case S_WHY:
 		o->why = 1;
 		break;
+	case S_STORE:
+		o->store_url = p->value;
+		break;
 	}
 	return -1;
 }
@@ -524,6 +569,8 @@ static int parse_args(int argc, char **argv, scan_opts *o, int *first)
 		return cli_usage(&scan_cmd, "no log given");
 	if (o->follow && o->jobs > 1)
 		return cli_usage(&scan_cmd, "--follow reads in one thread; leave out -j");
+	if (o->store_url && o->summary)
+		return cli_usage(&scan_cmd, "--store records the attempts; leave out --summary");
 	return cli_rules_load("scan", o->rules_path, &o->rules);
 }
 
@@ -573,6 +620,40 @@ static int finish(const scan_opts *o, worker *ws, int nw, int outerr)
 	return smtpdiag_summary_get(t, SMTPDIAG_SUM_FAILED_INPUTS) ? EXIT_SOME_ : EXIT_OK_;
 }
 
+static int store_open(scan_opts *o)
+{
+	int rc;
+
+	if (!(o->st = calloc(1, sizeof(*o->st)))) {
+		cli_err("scan: out of memory");
+		return EXIT_FAIL_;
+	}
+	o->st->cs.url = o->store_url;
+	if ((rc = cli_store_open(&o->st->cs, "scan")) >= 0) {
+		free(o->st);
+		o->st = NULL;
+		return rc;
+	}
+	pthread_mutex_init(&o->st->mu, NULL);
+	return -1;
+}
+
+/* The exit status after the last batch is written and the counts printed. */
+static int store_close(scan_opts *o, int rc)
+{
+	smtpdiag_store_counts c;
+
+	smtpdiag_store_counts_get(o->st->cs.st, &c);
+	if (c.errors && rc == EXIT_OK_)
+		rc = EXIT_SOME_;
+	if (cli_store_finish(&o->st->cs, "scan", stderr) || o->st->dead)
+		rc = EXIT_FAIL_;
+	pthread_mutex_destroy(&o->st->mu);
+	free(o->st);
+	o->st = NULL;
+	return rc;
+}
+
 int cmd_scan(int argc, char **argv)
 {
 	scan_opts o;
@@ -582,6 +663,10 @@ int cmd_scan(int argc, char **argv)
 
 	if ((rc = parse_args(argc, argv, &o, &first)) >= 0)
 		return rc;
+	if (o.store_url && (rc = store_open(&o)) >= 0) {
+		smtpdiag_rules_free(o.rules);
+		return rc;
+	}
 	paths = argv + first;
 	npaths = argc - first;
 	nw = o.jobs < npaths ? o.jobs : npaths;
@@ -614,6 +699,8 @@ int cmd_scan(int argc, char **argv)
 		outerr = errno ? errno : EIO;
 	}
 	rc = finish(&o, ws, nw, outerr);
+	if (o.st)
+		rc = store_close(&o, rc);
 	for (int i = 0; i < nw; i++)
 		worker_free(&ws[i]);
 	free(ws);

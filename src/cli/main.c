@@ -32,6 +32,8 @@ static const cli_cmd top_cmd = {
 	"  decode PATH...        bounce emails to one verdict per recipient (JSON Lines)\n"
 	"  scan LOG...           delivery failures and deferrals from MTA logs\n"
 	"  serve                 the code reference and bounce analyzer over HTTP\n"
+	"  store SUBCOMMAND      bounce history and suppression (ingest, suppressed, show,\n"
+	"                        release, stats, prune)\n"
 	"  help [COMMAND]        this help, or a command's\n",
 	"Run 'smtpdiag COMMAND --help' for a command's options. A command's options and\n"
 	"operands may come in any order; '--' ends the options.\n"
@@ -161,6 +163,7 @@ static const struct command {
 	{ "decode", cmd_decode },
 	{ "scan", cmd_scan },
 	{ "serve", cmd_serve },
+	{ "store", cmd_store },
 };
 
 static const struct command *find_command(const char *name)

@@ -29,7 +29,7 @@ accepted() {
 	opt=$1; cmd=$2; shift 2
 	! timeout 5 "$BIN" "$cmd" "$opt" "$@" </dev/null 2>&1 >/dev/null | grep -Eq "(unknown|ambiguous) option"
 }
-for cmd in explain decode scan serve; do
+for cmd in explain decode scan serve store; do
 	help_opts "$cmd" >"$TMP/help-$cmd"
 	man_opts "$cmd" >"$TMP/man-$cmd"
 	n=$((n + 1))

@@ -20,6 +20,7 @@ const char *smtpdiag_strerror(int code)
 	case SMTPDIAG_EPARSE: return "malformed input";
 	case SMTPDIAG_ENOTFOUND: return "nothing found";
 	case SMTPDIAG_EIO: return "input/output error";
+	case SMTPDIAG_ESTORE: return "store error";
 	default: return "unknown error";
 	}
 }

@@ -1,0 +1,322 @@
+/* pg.c - the store in PostgreSQL (libpq), for many writers at once. A batch
+ * is one transaction: COPY into a temporary table, then INSERT ... ON
+ * CONFLICT DO NOTHING into events (a key seen before, by this writer or
+ * another, changes nothing), the new rows summed per address and merged by
+ * INSERT ... ON CONFLICT DO UPDATE with arithmetic on the counts (no update
+ * is lost when writers meet on an address: the row lock orders them, in
+ * address order, and a later statement sees what the earlier one committed),
+ * then the soft window of the addresses touched. A deadlock or serialization
+ * failure runs the batch again. The schema is made under an advisory lock. */
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "core/util.h"
+
+#define PG_RETRIES 8                   /* attempts of a batch after a deadlock */
+#define PG_SCHEMA_LOCK INT64_C(0x736d747064696167) /* advisory lock: "smtpdiag" */
+#define PG_MAX_ERR 200                 /* bytes of a server message kept */
+
+typedef struct pg {
+	PGconn *c;
+	sd_buf copy;    /* the batch, in COPY text format */
+	long seq;       /* records in it */
+} pg;
+
+static int pg_fail(pg *g, smtpdiag_error *err, const char *what, const PGresult *r)
+{
+	const char *m = r ? PQresultErrorMessage(r) : PQerrorMessage(g->c);
+	int n = (int)strcspn(m, "\n");
+
+	return st_err(err, SMTPDIAG_ESTORE, "postgresql: %s: %.*s", what, n > PG_MAX_ERR ? PG_MAX_ERR : n, m);
+}
+
+static void no_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg; /* the library prints nothing */
+}
+
+/* Run sql; 0, or the error (with *state the SQLSTATE when asked). */
+static int run(pg *g, const char *sql, const st_val *p, int np, uint64_t *changed, char state[6],
+	       smtpdiag_error *err)
+{
+	const char *vals[ST_MAX_PARAMS];
+	char num[ST_MAX_PARAMS][24];
+	PGresult *r;
+	int rc = 0, st;
+
+	for (int i = 0; i < np && i < ST_MAX_PARAMS; i++) {
+		snprintf(num[i], sizeof(num[i]), "%lld", (long long)p[i].i);
+		vals[i] = p[i].s ? p[i].s : num[i];
+	}
+	r = PQexecParams(g->c, sql, np, NULL, vals, NULL, NULL, 0);
+	st = PQresultStatus(r);
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		const char *s = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+		if (state)
+			snprintf(state, 6, "%s", s ? s : "");
+		rc = pg_fail(g, err, "statement", r);
+	} else if (changed) {
+		*changed = strtoull(PQcmdTuples(r), NULL, 10);
+	}
+	PQclear(r);
+	return rc;
+}
+
+static int pg_query(smtpdiag_store *s, const char *sql, const st_val *p, int np, st_row_fn fn,
+		    void *ctx, uint64_t *changed, smtpdiag_error *err)
+{
+	pg *g = s->impl;
+	const char *vals[ST_MAX_PARAMS], *col[64];
+	char num[ST_MAX_PARAMS][24];
+	PGresult *r;
+	int rc = 0, stop = 0;
+
+	if (np > ST_MAX_PARAMS)
+		return st_err(err, SMTPDIAG_ELIMIT, "more than %d parameters", ST_MAX_PARAMS);
+	if (!fn)
+		return run(g, sql, p, np, changed, NULL, err);
+	for (int i = 0; i < np; i++) {
+		snprintf(num[i], sizeof(num[i]), "%lld", (long long)p[i].i);
+		vals[i] = p[i].s ? p[i].s : num[i];
+	}
+	if (!PQsendQueryParams(g->c, sql, np, NULL, vals, NULL, NULL, 0) || !PQsetSingleRowMode(g->c))
+		return pg_fail(g, err, "query", NULL);
+	while ((r = PQgetResult(g->c))) {
+		int st = PQresultStatus(r);
+		if (st == PGRES_SINGLE_TUPLE && !stop) {
+			int n = PQnfields(r) > 64 ? 64 : PQnfields(r);
+			for (int i = 0; i < n; i++)
+				col[i] = PQgetisnull(r, 0, i) ? NULL : PQgetvalue(r, 0, i);
+			stop = fn(ctx, col, n);
+		} else if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK && !rc) {
+			rc = pg_fail(g, err, "query", r);
+		}
+		PQclear(r);
+	}
+	return rc ? rc : stop;
+}
+
+static int pg_begin(smtpdiag_store *s, smtpdiag_error *err)
+{
+	return run(s->impl, "BEGIN", NULL, 0, NULL, NULL, err);
+}
+
+static int pg_end(smtpdiag_store *s, int ok, smtpdiag_error *err)
+{
+	if (ok)
+		return run(s->impl, "COMMIT", NULL, 0, NULL, NULL, err);
+	run(s->impl, "ROLLBACK", NULL, 0, NULL, NULL, NULL);
+	return 0;
+}
+
+static int setup(smtpdiag_store *s, smtpdiag_error *err)
+{
+	pg *g = s->impl;
+	st_val lock = { NULL, PG_SCHEMA_LOCK };
+	int rc;
+
+	if ((rc = run(g, "SET client_min_messages = warning", NULL, 0, NULL, NULL, err)) < 0 ||
+	    (rc = pg_begin(s, err)) < 0)
+		return rc;
+	rc = run(g, "SELECT pg_advisory_xact_lock($1)", &lock, 1, NULL, NULL, err);
+	if (rc == 0)
+		rc = st_migrate(s, err);
+	if ((pg_end(s, rc == 0, err) < 0 && rc == 0) || rc < 0)
+		return rc < 0 ? rc : SMTPDIAG_ESTORE;
+	/* seq: the record's place in its batch, so the first of one key wins, as in SQLite */
+	if ((rc = run(g, "CREATE TEMP TABLE st_in (LIKE events, seq BIGINT NOT NULL) ON COMMIT DELETE ROWS",
+		      NULL, 0, NULL, NULL, err)) < 0)
+		return rc;
+	return run(g, "CREATE TEMP TABLE st_new (LIKE events) ON COMMIT DELETE ROWS", NULL, 0, NULL, NULL, err);
+}
+
+static int pg_open(smtpdiag_store *s, const char *url, smtpdiag_error *err)
+{
+	pg *g = calloc(1, sizeof(*g));
+	int rc;
+
+	if (!g)
+		return st_err(err, SMTPDIAG_ENOMEM, "out of memory");
+	s->impl = g;
+	sd_buf_init(&g->copy);
+	g->c = PQconnectdb(url);
+	if (!g->c || PQstatus(g->c) != CONNECTION_OK) {
+		rc = g->c ? pg_fail(g, err, "connect", NULL) : st_err(err, SMTPDIAG_ENOMEM, "out of memory");
+	} else {
+		PQsetNoticeProcessor(g->c, no_notice, NULL);
+		rc = setup(s, err);
+	}
+	if (rc < 0)
+		s->be->close(s);
+	return rc;
+}
+
+static void pg_close(smtpdiag_store *s)
+{
+	pg *g = s->impl;
+
+	if (!g)
+		return;
+	PQfinish(g->c);
+	sd_buf_free(&g->copy);
+	free(g);
+	s->impl = NULL;
+}
+
+/* ---- a batch ---- */
+
+/* One field in COPY's text format: \, tab, newline and CR escaped. */
+static void copy_field(sd_buf *b, const char *p, int last)
+{
+	const char *run = p;
+
+	for (; *p; p++) {
+		const char *e = *p == '\\' ? "\\\\" : *p == '\t' ? "\\t" : *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : NULL;
+		if (!e)
+			continue;
+		sd_buf_put(b, run, (size_t)(p - run));
+		sd_buf_puts(b, e);
+		run = p + 1;
+	}
+	sd_buf_put(b, run, (size_t)(p - run));
+	sd_buf_putc(b, last ? '\n' : '\t');
+}
+
+static int pg_add(smtpdiag_store *s, const st_rec *r, smtpdiag_error *err)
+{
+	pg *g = s->impl;
+	sd_buf *b = &g->copy;
+	const char kind[2] = { r->kind, 0 };
+	const char *a[] = { r->key, r->recipient, r->domain, kind };
+	const char *z[] = { r->reason, r->status, r->replycode, r->action };
+	const char *c[] = { r->advice, r->addresser, r->senderdomain, r->ip, r->origin, r->diag };
+
+	for (size_t i = 0; i < 4; i++)
+		copy_field(b, a[i], 0);
+	sd_buf_put_int(b, r->ts);
+	sd_buf_putc(b, '\t');
+	for (size_t i = 0; i < 4; i++)
+		copy_field(b, z[i], 0);
+	sd_buf_printf(b, "%d\t%d\t", r->hardbounce, r->retry);
+	for (size_t i = 0; i < 6; i++)
+		copy_field(b, c[i], 0);
+	sd_buf_printf(b, "%ld\n", g->seq++);
+	return b->oom ? st_err(err, SMTPDIAG_ENOMEM, "out of memory") : 0;
+}
+
+static int copy_in(pg *g, smtpdiag_error *err)
+{
+	PGresult *r = PQexec(g->c, "COPY st_in FROM STDIN");
+	int ok = PQresultStatus(r) == PGRES_COPY_IN;
+
+	PQclear(r);
+	if (!ok)
+		return pg_fail(g, err, "COPY", NULL);
+	if (PQputCopyData(g->c, g->copy.data, (int)g->copy.len) != 1 || PQputCopyEnd(g->c, NULL) != 1)
+		return pg_fail(g, err, "COPY", NULL);
+	r = PQgetResult(g->c);
+	ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+	if (!ok)
+		pg_fail(g, err, "COPY", r);
+	PQclear(r);
+	while ((r = PQgetResult(g->c)))
+		PQclear(r);
+	return ok ? 0 : SMTPDIAG_ESTORE;
+}
+
+#define LATEST(col) "(array_agg(" col " ORDER BY ts DESC, key DESC))[1]"
+#define FIRST_IF(col, cond) "coalesce((array_agg(" col " ORDER BY ts, key) FILTER (WHERE " cond "))[1], '')"
+#define LATEST_IF(col, cond) "coalesce((array_agg(" col " ORDER BY ts DESC, key DESC) FILTER (WHERE " cond "))[1], '')"
+#define COUNT_IF(cond) "count(*) FILTER (WHERE " cond ")"
+#define MAX_IF(cond) "coalesce(max(ts) FILTER (WHERE " cond "), -1)"
+#define SUPK "kind IN ('h', 'c')"
+
+static const char addr_select[] =
+	" SELECT recipient, min(domain), min(ts), max(ts), count(*), "
+	LATEST("key") ", " LATEST("reason") ", " LATEST("status") ", " LATEST("replycode") ", "
+	COUNT_IF("kind = 'h'") ", " MAX_IF("kind = 'h'") ", "
+	COUNT_IF("kind = 'c'") ", " MAX_IF("kind = 'c'") ", "
+	"coalesce(min(ts) FILTER (WHERE " SUPK "), 9000000000000000000), "
+	FIRST_IF("key", SUPK) ", " FIRST_IF("kind", SUPK) ", " FIRST_IF("reason", SUPK) ", "
+	FIRST_IF("status", SUPK) ", " FIRST_IF("replycode", SUPK) ", "
+	COUNT_IF("kind = 's'") ", " MAX_IF("kind = 's'") ", " LATEST_IF("key", "kind = 's'") ", "
+	LATEST_IF("reason", "kind = 's'") ", " LATEST_IF("status", "kind = 's'") ", "
+	LATEST_IF("replycode", "kind = 's'") ", "
+	COUNT_IF("kind = 'f'") ", " COUNT_IF("kind = 'd'") ", " MAX_IF("kind = 'd'") ", "
+	COUNT_IF("kind = 'x'") ", " COUNT_IF("kind = 'o'")
+	" FROM st_new WHERE recipient <> '' GROUP BY recipient ORDER BY recipient";
+
+static const char soft_update[] =
+	"UPDATE addresses a SET soft_trigger = coalesce((SELECT max(w.ts) FROM"
+	" (SELECT e.ts, lag(e.ts, $1) OVER (ORDER BY e.ts) AS tp FROM events e"
+	"  WHERE e.recipient = a.address AND e.kind = 's' AND e.ts > a.last_delivery) w"
+	" WHERE w.ts - w.tp <= $2), 0)"
+	" WHERE a.address IN (SELECT recipient FROM st_new WHERE kind IN ('s', 'd'))"
+	" AND a.soft_count >= $3";
+
+/* The statements of one attempt at the batch, after BEGIN. */
+static int merge(smtpdiag_store *s, uint64_t *recorded, char state[6], smtpdiag_error *err)
+{
+	pg *g = s->impl;
+	char sql[ST_SQL_MAX];
+	st_val p[3] = { { NULL, s->pol.soft_limit - 1 },
+			{ NULL, (int64_t)s->pol.soft_window_days * ST_DAY },
+			{ NULL, s->pol.soft_limit } };
+	int rc;
+
+	if ((rc = copy_in(g, err)) < 0)
+		return rc;
+	snprintf(sql, sizeof(sql), "WITH n AS (INSERT INTO events SELECT %s FROM (SELECT DISTINCT ON (key)"
+		 " * FROM st_in ORDER BY key, seq) d ON CONFLICT (key) DO NOTHING RETURNING *)"
+		 " INSERT INTO st_new SELECT * FROM n", st_event_cols);
+	if ((rc = run(g, sql, NULL, 0, recorded, state, err)) < 0)
+		return rc;
+	snprintf(sql, sizeof(sql), "INSERT INTO addresses (%s)%s%s", st_addr_cols, addr_select,
+		 st_addr_upsert_tail);
+	if ((rc = run(g, sql, NULL, 0, NULL, state, err)) < 0)
+		return rc;
+	return run(g, soft_update, p, 3, NULL, state, err);
+}
+
+static int pg_commit(smtpdiag_store *s, uint64_t *recorded, smtpdiag_error *err)
+{
+	pg *g = s->impl;
+	char state[6] = "";
+	int rc = 0;
+
+	*recorded = 0;
+	if (!g->copy.len)
+		return 0;
+	for (int attempt = 0; attempt < PG_RETRIES; attempt++) {
+		state[0] = 0;
+		if ((rc = pg_begin(s, err)) < 0)
+			break;
+		if ((rc = merge(s, recorded, state, err)) == 0 &&
+		    (rc = run(g, "COMMIT", NULL, 0, NULL, state, err)) == 0)
+			break;
+		pg_end(s, 0, NULL);
+		if (strcmp(state, "40P01") && strcmp(state, "40001"))
+			break; /* not a deadlock or serialization failure: no retry */
+	}
+	if (rc == 0) {
+		sd_buf_reset(&g->copy);
+		g->seq = 0;
+	}
+	return rc;
+}
+
+static void pg_drop(smtpdiag_store *s)
+{
+	pg *g = s->impl;
+
+	sd_buf_reset(&g->copy);
+	g->seq = 0;
+}
+
+const st_backend st_pg = {
+	"postgresql", pg_open, pg_close, pg_add, pg_commit, pg_drop, pg_query, pg_begin, pg_end
+};

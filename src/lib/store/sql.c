@@ -1,0 +1,127 @@
+/* sql.c - the schema and the statements SQLite and PostgreSQL share.
+ *
+ * Statements are written once, with $1.. parameters and LEAST/GREATEST; the
+ * SQLite backend rewrites those to ?1.. and min/max. Every count in
+ * `addresses` is kept by arithmetic in the upsert, and every "first" or "last"
+ * by a comparison of (time, key), so the state of an address does not depend
+ * on the order its events arrive in, nor on which writer recorded them. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "store/store.h"
+
+const char *const st_schema[] = {
+	"CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
+	/* one row per verdict recorded, keyed by token or a hash of its fields */
+	"CREATE TABLE IF NOT EXISTS events ("
+	" key TEXT PRIMARY KEY, recipient TEXT NOT NULL, domain TEXT NOT NULL, kind TEXT NOT NULL,"
+	" ts BIGINT NOT NULL, reason TEXT NOT NULL, status TEXT NOT NULL, replycode TEXT NOT NULL,"
+	" action TEXT NOT NULL, hardbounce INTEGER NOT NULL, retry INTEGER NOT NULL,"
+	" advice TEXT NOT NULL, addresser TEXT NOT NULL, senderdomain TEXT NOT NULL,"
+	" ip TEXT NOT NULL, origin TEXT NOT NULL, diag TEXT NOT NULL)",
+	"CREATE INDEX IF NOT EXISTS events_recipient ON events (recipient, ts)",
+	/* one row per recipient address: counts and the events that decide */
+	"CREATE TABLE IF NOT EXISTS addresses ("
+	" address TEXT PRIMARY KEY, domain TEXT NOT NULL,"
+	" first_seen BIGINT NOT NULL, last_seen BIGINT NOT NULL, events BIGINT NOT NULL,"
+	" last_key TEXT NOT NULL, last_reason TEXT NOT NULL, last_status TEXT NOT NULL,"
+	" last_code TEXT NOT NULL,"
+	" hard_count BIGINT NOT NULL, hard_last BIGINT NOT NULL,"
+	" complaint_count BIGINT NOT NULL, complaint_last BIGINT NOT NULL,"
+	" sup_ts BIGINT NOT NULL, sup_key TEXT NOT NULL, sup_kind TEXT NOT NULL,"
+	" sup_reason TEXT NOT NULL, sup_status TEXT NOT NULL, sup_code TEXT NOT NULL,"
+	" soft_count BIGINT NOT NULL, soft_ts BIGINT NOT NULL, soft_key TEXT NOT NULL,"
+	" soft_reason TEXT NOT NULL, soft_status TEXT NOT NULL, soft_code TEXT NOT NULL,"
+	" deferred_count BIGINT NOT NULL, delivered_count BIGINT NOT NULL,"
+	" last_delivery BIGINT NOT NULL, sender_count BIGINT NOT NULL, other_count BIGINT NOT NULL,"
+	" soft_trigger BIGINT NOT NULL DEFAULT 0,"
+	" released_at BIGINT NOT NULL DEFAULT 0, released_by TEXT NOT NULL DEFAULT '')",
+	"CREATE INDEX IF NOT EXISTS addresses_domain ON addresses (domain)",
+	"CREATE TABLE IF NOT EXISTS releases (address TEXT NOT NULL, at BIGINT NOT NULL,"
+	" by_user TEXT NOT NULL, was_suppressed INTEGER NOT NULL)",
+	NULL
+};
+
+const char st_event_cols[] =
+	"key, recipient, domain, kind, ts, reason, status, replycode, action, hardbounce, retry,"
+	" advice, addresser, senderdomain, ip, origin, diag";
+
+const char st_addr_cols[] =
+	"address, domain, first_seen, last_seen, events, last_key, last_reason, last_status,"
+	" last_code, hard_count, hard_last, complaint_count, complaint_last, sup_ts, sup_key,"
+	" sup_kind, sup_reason, sup_status, sup_code, soft_count, soft_ts, soft_key, soft_reason,"
+	" soft_status, soft_code, deferred_count, delivered_count, last_delivery, sender_count,"
+	" other_count";
+
+#define NEWER(t, k) "(excluded." t " > addresses." t " OR (excluded." t " = addresses." t \
+	" AND excluded." k " > addresses." k "))"
+#define OLDER(t, k) "(excluded." t " < addresses." t " OR (excluded." t " = addresses." t \
+	" AND excluded." k " < addresses." k "))"
+#define PICK(col, cond) col " = CASE WHEN " cond " THEN excluded." col " ELSE addresses." col " END, "
+#define ADD(col) col " = addresses." col " + excluded." col ", "
+#define LAST NEWER("last_seen", "last_key")
+#define SUP OLDER("sup_ts", "sup_key")
+#define SOFT NEWER("soft_ts", "soft_key")
+
+/* The columns an upsert gives, in this order (30). */
+const char st_addr_upsert_tail[] =
+	" ON CONFLICT (address) DO UPDATE SET "
+	"first_seen = LEAST(addresses.first_seen, excluded.first_seen), "
+	PICK("last_key", LAST) PICK("last_reason", LAST) PICK("last_status", LAST)
+	PICK("last_code", LAST)
+	"last_seen = GREATEST(addresses.last_seen, excluded.last_seen), "
+	ADD("events") ADD("hard_count") ADD("complaint_count")
+	"hard_last = GREATEST(addresses.hard_last, excluded.hard_last), "
+	"complaint_last = GREATEST(addresses.complaint_last, excluded.complaint_last), "
+	PICK("sup_key", SUP) PICK("sup_kind", SUP) PICK("sup_reason", SUP) PICK("sup_status", SUP)
+	PICK("sup_code", SUP)
+	"sup_ts = LEAST(addresses.sup_ts, excluded.sup_ts), "
+	ADD("soft_count")
+	PICK("soft_key", SOFT) PICK("soft_reason", SOFT) PICK("soft_status", SOFT) PICK("soft_code", SOFT)
+	"soft_ts = GREATEST(addresses.soft_ts, excluded.soft_ts), "
+	ADD("deferred_count") ADD("delivered_count") ADD("sender_count") ADD("other_count")
+	"last_delivery = GREATEST(addresses.last_delivery, excluded.last_delivery)";
+
+int st_err(smtpdiag_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		err->code = code;
+		va_start(ap, fmt);
+		vsnprintf(err->message, sizeof(err->message), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+static int got_version(void *ctx, const char *const *col, int ncol)
+{
+	long *v = ctx;
+
+	if (ncol > 0 && col[0])
+		*v = strtol(col[0], NULL, 10);
+	return 0;
+}
+
+int st_migrate(smtpdiag_store *s, smtpdiag_error *err)
+{
+	long v = -1;
+	st_val p = { NULL, ST_SCHEMA_VERSION };
+	int rc;
+
+	for (int i = 0; st_schema[i]; i++)
+		if ((rc = s->be->query(s, st_schema[i], NULL, 0, NULL, NULL, NULL, err)) < 0)
+			return rc;
+	rc = s->be->query(s, "SELECT max(version) FROM schema_version", NULL, 0, got_version, &v, NULL, err);
+	if (rc < 0)
+		return rc;
+	if (v > ST_SCHEMA_VERSION)
+		return st_err(err, SMTPDIAG_ESTORE, "the store's schema is version %ld, newer than this "
+			      "smtpdiag's (%d)", v, ST_SCHEMA_VERSION);
+	if (v == ST_SCHEMA_VERSION)
+		return 0;
+	/* version 1 is the first: nothing to migrate from yet */
+	return s->be->query(s, "INSERT INTO schema_version (version) VALUES ($1)", &p, 1, NULL, NULL, NULL, err);
+}

@@ -1,0 +1,102 @@
+/* store/store.h - the store's internals: one record as the backends take it,
+ * the backend interface, and the SQL both backends share. */
+#ifndef SD_STORE_H
+#define SD_STORE_H
+
+#include <stdint.h>
+#include "smtpdiag.h"
+
+#define ST_MAX_FIELD 1024    /* bytes of one text field of a record (more: SMTPDIAG_ELIMIT) */
+#define ST_MAX_DIAG 1000     /* bytes of diagnosticcode kept (cut at a UTF-8 boundary) */
+#define ST_KEY_MAX 160       /* bytes of a record's key */
+#define ST_SQL_MAX 8192      /* bytes of one statement after rewriting for a backend */
+#define ST_MAX_PARAMS 16     /* bound parameters of one query */
+#define ST_NO_TIME_MIN INT64_C(9000000000000000000) /* "no such event" for a minimum */
+#define ST_SCHEMA_VERSION 1
+#define ST_DAY 86400
+#define ST_STR_(x) #x
+#define ST_STR(x) ST_STR_(x)
+
+/* What a record is to the store, from the verdict's own fields. */
+enum st_kind {
+	ST_HARD = 'h',       /* hardbounce, or advice suppress-recipient */
+	ST_COMPLAINT = 'c',  /* reason feedback */
+	ST_SOFT = 's',       /* retry=true failure */
+	ST_DEFERRED = 'f',   /* the MTA keeps trying (action delayed/deferred) */
+	ST_DELIVERED = 'd',  /* reason delivered, action delivered/sent */
+	ST_SENDER = 'x',     /* advice fix-sender-* or fix-message: never suppresses */
+	ST_OTHER = 'o'       /* anything else (vacation, expired, undefined ...) */
+};
+
+/* One verdict. Strings are NUL-terminated, never NULL, and live for the call
+ * they are given to. */
+typedef struct st_rec {
+	char key[ST_KEY_MAX];
+	char recipient[ST_MAX_FIELD]; /* lowercased; "" when the record names none */
+	const char *domain;           /* in recipient, after its last '@' */
+	const char *addresser, *senderdomain, *reason, *status, *replycode, *action;
+	const char *advice, *origin, *ip;
+	char diag[ST_MAX_DIAG + 1];
+	int64_t ts;
+	int hardbounce, retry;
+	char kind;                    /* enum st_kind */
+} st_rec;
+
+/* record.c: fill r from a verdict. 0, or SMTPDIAG_EPARSE / SMTPDIAG_ELIMIT. */
+int st_rec_json(st_rec *r, const char *line, size_t len, void **hold, smtpdiag_error *err);
+void st_rec_release(void *hold);
+int st_rec_fact(st_rec *r, const smtpdiag_fact *f, smtpdiag_error *err);
+int st_rec_logrec(st_rec *r, const smtpdiag_logrec *l, smtpdiag_error *err);
+const char *st_kind_name(char kind);
+
+/* A query parameter: text, or an integer when s is NULL. */
+typedef struct st_val {
+	const char *s;
+	int64_t i;
+} st_val;
+
+/* A result row: ncol columns as text (NULL for SQL NULL). Non-zero stops. */
+typedef int (*st_row_fn)(void *ctx, const char *const *col, int ncol);
+
+typedef struct st_backend {
+	const char *name;
+	int (*open)(smtpdiag_store *s, const char *url, smtpdiag_error *err);
+	void (*close)(smtpdiag_store *s);
+	/* a batch: add records, then commit (with *recorded the new ones) or drop */
+	int (*add)(smtpdiag_store *s, const st_rec *r, smtpdiag_error *err);
+	int (*commit)(smtpdiag_store *s, uint64_t *recorded, smtpdiag_error *err);
+	void (*drop)(smtpdiag_store *s);
+	/* one statement ($1.. parameters; LEAST/GREATEST), rows to fn; *changed
+	 * (may be NULL) the rows it changed */
+	int (*query)(smtpdiag_store *s, const char *sql, const st_val *p, int np, st_row_fn fn,
+		     void *ctx, uint64_t *changed, smtpdiag_error *err);
+	int (*begin)(smtpdiag_store *s, smtpdiag_error *err);
+	int (*end)(smtpdiag_store *s, int ok, smtpdiag_error *err);
+} st_backend;
+
+struct smtpdiag_store {
+	const st_backend *be;
+	void *impl;
+	smtpdiag_policy pol;
+	smtpdiag_store_counts c;
+	uint64_t batch;      /* records added to the open batch */
+};
+
+extern const st_backend st_sqlite, st_pg;
+
+/* sql.c: the schema and the statements both backends run. */
+extern const char *const st_schema[];
+extern const char st_event_cols[];   /* 17 columns, in st_rec's order */
+extern const char st_addr_cols[];    /* 30 columns an address upsert gives */
+extern const char st_addr_upsert_tail[];
+#define ST_EVENT_NCOLS 17
+#define ST_ADDR_NCOLS 30
+int st_err(smtpdiag_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Run the schema statements and record the version (inside the caller's transaction). */
+int st_migrate(smtpdiag_store *s, smtpdiag_error *err);
+
+/* query.c: every address matching where (SQL after WHERE), judged at now, to fn. */
+int st_each_address(smtpdiag_store *s, const char *where, const st_val *p, int np, int64_t now,
+		    smtpdiag_addr_fn fn, void *ctx, smtpdiag_error *err);
+
+#endif

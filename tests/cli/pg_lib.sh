@@ -1,0 +1,49 @@
+# PostgreSQL for tests and benchmarks: a throw-away cluster in a temporary
+# directory, run by an unprivileged user (nobody when run as root), on a Unix
+# socket only. Source it, then: pg_find (sets PGBIN, or returns 1), pg_start
+# (sets PGDIR and PG, the URL of database postgres; returns 1 when it does
+# not start), pg_db NAME (creates it, prints its URL), pg_stop.
+
+pg_bindir() {
+	d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+	[ -n "$d" ] && [ -x "$d/initdb" ] && { echo "$d"; return; }
+	command -v pg_config >/dev/null && [ -x "$(pg_config --bindir)/initdb" ] && pg_config --bindir
+}
+
+# PGBIN, installing the package (tools/install-deps.sh) when missing and allowed
+pg_find() {
+	PGBIN=$(pg_bindir)
+	if [ -z "$PGBIN" ] && { [ "$(id -u)" -eq 0 ] || [ -n "${CI:-}" ]; }; then
+		sh tools/install-deps.sh >/dev/null 2>&1
+		PGBIN=$(pg_bindir)
+	fi
+	[ -n "$PGBIN" ]
+}
+
+pg_start() {
+	PGDIR=$(mktemp -d /tmp/smtpdiag-pg.XXXXXX)
+	if [ "$(id -u)" -eq 0 ]; then
+		chown nobody "$PGDIR"
+		AS="runuser -u nobody --"
+		PGUSER=nobody
+	else
+		AS=""
+		PGUSER=$(id -un)
+	fi
+	PORT=$((50000 + $$ % 10000))
+	$AS "$PGBIN/initdb" -D "$PGDIR/data" -A trust -U "$PGUSER" -E UTF8 --locale=C >"$PGDIR/initdb.log" 2>&1 &&
+		$AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/log" -w \
+			-o "-k $PGDIR -c listen_addresses='' -p $PORT ${PGOPTS:-}" start >/dev/null 2>&1 || return 1
+	PG="postgresql:///postgres?host=$PGDIR&port=$PORT&user=$PGUSER"
+}
+
+pg_db() {
+	"$PGBIN/psql" -XAtq "$PG" -c "CREATE DATABASE $1" >/dev/null 2>&1
+	echo "postgresql:///$1?host=$PGDIR&port=$PORT&user=$PGUSER"
+}
+
+pg_stop() {
+	[ -n "${PGDIR:-}" ] || return 0
+	$AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null 2>&1
+	rm -rf "$PGDIR"
+}
