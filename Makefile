@@ -48,6 +48,7 @@ help:
 	@echo "make conformance  score decode against the shared corpus gold file"
 	@echo "make sanitize   the whole test suite under ASan+UBSan (in $(BUILD)-san)"
 	@echo "make fuzz-replay  replay the fuzz seed corpora"
+	@echo "make fuzz-run   run every fuzz target FUZZ_SECONDS (default 60) from its seeds"
 	@echo "make bench      build and run the benchmarks"
 	@echo "make install    install to DESTDIR/PREFIX (default $(PREFIX))"
 
@@ -131,6 +132,11 @@ fuzz-replay: deps
 	@$(MAKE) --no-print-directory fuzz-build
 	@sh tests/fuzz-replay.sh $(BUILD)-fuzz/fuzz
 
+FUZZ_SECONDS ?= 60
+fuzz-run: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz-run.sh $(BUILD)-fuzz/fuzz
+
 conformance: deps $(BIN)
 	@sh tests/conformance.sh $(BIN)
 
@@ -164,6 +170,6 @@ clean:
 
 FORCE:
 
-.PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay conformance run bench install uninstall clean
+.PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay fuzz-run conformance run bench install uninstall clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

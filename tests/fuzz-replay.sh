@@ -11,7 +11,7 @@ for f in "$dir"/fuzz_*; do
 		status=1
 		continue
 	fi
-	if "$f" -runs=0 "$corpus" >/dev/null 2>"$dir/$name.log"; then
+	if "$f" -runs=0 -timeout=10 "$corpus" >/dev/null 2>"$dir/$name.log"; then
 		echo "ok    fuzz $name ($(ls "$corpus" | wc -l) seeds)"
 	else
 		echo "FAIL  fuzz $name (see $dir/$name.log)"
