@@ -25,7 +25,9 @@
 #define FILE_CHUNK ((size_t)64 << 10) /* read files 64 KiB at a time (stays in cache) */
 #define FILE_HOLD ((size_t)4 << 20)   /* an mbox message longer than this: map the file */
 #define RELEASE_EVERY ((size_t)16 << 20)
-#define ORIGIN_MAX 4200               /* "path:N" */
+#define PATH_LIMIT 4096              /* longest path read; a longer one is an error */
+#define MAX_DIRS ((size_t)1 << 16)   /* directories read under one input */
+#define ORIGIN_MAX (PATH_LIMIT + 32) /* "path:N" */
 
 /* The messages of a mapped mbox from offset from on; base messages came before. */
 static void walk_mbox(const input_walker *w, const char *path, const char *p, size_t n,
@@ -176,19 +178,14 @@ static void stream_file(const input_walker *w, reader *r, size_t size)
 	}
 }
 
-static void walk_file(const input_walker *w, const char *path, const struct stat *sb)
+/* A regular file open at fd (closed by the caller). */
+static void walk_file(const input_walker *w, const char *path, int fd, size_t size)
 {
-	size_t size = (size_t)sb->st_size;
-	reader r = { path, -1, NULL, 0, 0, 0, 0, 0 };
+	reader r = { path, fd, NULL, 0, 0, 0, 0, 0 };
 	char *map;
 
 	if (size == 0) {
 		w->on_err(w->ctx, path, "empty file");
-		return;
-	}
-	r.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r.fd < 0) {
-		w->on_err(w->ctx, path, strerror(errno));
 		return;
 	}
 	if (reader_fill(&r, FILE_CHUNK) < 0) {
@@ -201,8 +198,83 @@ static void walk_file(const input_walker *w, const char *path, const struct stat
 		walk_buffer(w, path, map, size);
 		munmap(map, size);
 	}
-	close(r.fd);
 	free(r.buf);
+}
+
+/* ---- directories ----
+ * Directories are opened relative to their parent (openat), so a path is only
+ * a name for messages; each is known by (device, inode) and read once per
+ * input, which ends the loops that symbolic links can make. */
+
+/* A directory's identity, in an open-addressing set of the ones already read. */
+typedef struct dir_id {
+	dev_t dev;
+	ino_t ino;
+	int used;
+} dir_id;
+
+/* The directories above the one being read, for naming a loop. */
+typedef struct frame {
+	dir_id id;
+	size_t plen; /* its path is walk.path[0..plen) */
+	const struct frame *up;
+} frame;
+
+/* Walking one argument. */
+typedef struct walk {
+	const input_walker *w;
+	dir_id *seen;
+	size_t nseen, cap;
+	char path[PATH_LIMIT + 1];
+	size_t plen;
+} walk;
+
+static size_t id_slot(const dir_id *set, size_t cap, dev_t dev, ino_t ino)
+{
+	size_t i = ((size_t)ino * 0x9e3779b97f4a7c15ull ^ (size_t)dev) & (cap - 1);
+
+	while (set[i].used && (set[i].dev != dev || set[i].ino != ino))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Add a directory: 1 added, 0 already there, -1 over MAX_DIRS or out of memory. */
+static int seen_add(walk *k, dev_t dev, ino_t ino)
+{
+	size_t i;
+
+	if (k->nseen * 2 >= k->cap) {
+		size_t ncap = k->cap ? k->cap * 2 : 64;
+		dir_id *n;
+		if (k->nseen >= MAX_DIRS || !(n = calloc(ncap, sizeof(*n))))
+			return -1;
+		for (size_t j = 0; j < k->cap; j++)
+			if (k->seen[j].used)
+				n[id_slot(n, ncap, k->seen[j].dev, k->seen[j].ino)] = k->seen[j];
+		free(k->seen);
+		k->seen = n;
+		k->cap = ncap;
+	}
+	i = id_slot(k->seen, k->cap, dev, ino);
+	if (k->seen[i].used)
+		return 0;
+	k->seen[i] = (dir_id){ dev, ino, 1 };
+	k->nseen++;
+	return 1;
+}
+
+/* Why a directory is not read again: a loop names the directory it leads back to. */
+static void report_seen(walk *k, const struct stat *sb, const frame *up)
+{
+	char why[PATH_LIMIT + 64];
+
+	for (; up; up = up->up)
+		if (up->id.dev == sb->st_dev && up->id.ino == sb->st_ino) {
+			snprintf(why, sizeof(why), "directory loop: leads back to %.*s", (int)up->plen, k->path);
+			k->w->on_err(k->w->ctx, k->path, why);
+			return;
+		}
+	k->w->on_err(k->w->ctx, k->path, "directory already read through another link");
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -210,70 +282,158 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void walk_path(const input_walker *w, const char *path, int depth);
-
-static void walk_dir(const input_walker *w, const char *path, int depth)
+/* The names in d, sorted, without hidden ones; *n of them (freed by the caller). */
+static char **read_names(DIR *d, size_t *n)
 {
-	DIR *d = opendir(path);
 	struct dirent *e;
-	char **names = NULL, full[4096];
-	size_t n = 0, cap = 0;
+	char **names = NULL;
+	size_t cap = 0;
 
-	if (!d) {
-		w->on_err(w->ctx, path, strerror(errno));
-		return;
-	}
+	*n = 0;
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue; /* ., .., hidden files and Maildir's dot-folders are not inputs */
-		if (n == cap) {
+		if (*n == cap) {
 			char **nn = realloc(names, sizeof(char *) * (cap = cap ? cap * 2 : 64));
 			if (!nn)
 				break;
 			names = nn;
 		}
-		if (!(names[n] = strdup(e->d_name)))
+		if (!(names[*n] = strdup(e->d_name)))
 			break;
-		n++;
+		(*n)++;
 	}
-	closedir(d);
-	qsort(names, n, sizeof(char *), cmp_names);
-	for (size_t i = 0; i < n; i++) {
-		/* Maildir: messages live in cur/ and new/; tmp/ holds unfinished deliveries */
-		if (!strcmp(names[i], "tmp")) {
-			char probe[4096];
-			struct stat sb;
-			snprintf(probe, sizeof(probe), "%s/cur", path);
-			if (stat(probe, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-				free(names[i]);
-				continue;
-			}
-		}
-		snprintf(full, sizeof(full), "%s/%s", path, names[i]);
-		walk_path(w, full, depth + 1);
-		free(names[i]);
-	}
-	free(names);
+	if (*n)
+		qsort(names, *n, sizeof(char *), cmp_names);
+	return names;
 }
 
-static void walk_path(const input_walker *w, const char *path, int depth)
+/* Maildir: messages live in cur/ and new/; tmp/ holds unfinished deliveries. */
+static int maildir_tmp(int dfd, const char *name)
 {
 	struct stat sb;
 
-	if (stat(path, &sb) < 0) {
-		w->on_err(w->ctx, path, strerror(errno));
+	return !strcmp(name, "tmp") && fstatat(dfd, "cur", &sb, 0) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static void walk_entry(walk *k, int dfd, const char *name, const frame *up, int depth);
+
+/* Append "/name" to the path; 0, or -1 (reported) when it would pass PATH_LIMIT. */
+static int path_push(walk *k, const char *name)
+{
+	size_t nl = strlen(name);
+
+	if (k->plen + 1 + nl > PATH_LIMIT) {
+		char *full = malloc(k->plen + nl + 2);
+		if (full)
+			snprintf(full, k->plen + nl + 2, "%.*s/%s", (int)k->plen, k->path, name);
+		k->w->on_err(k->w->ctx, full ? full : k->path, "path longer than 4096 bytes; not read");
+		free(full);
+		return -1;
+	}
+	k->path[k->plen] = '/';
+	memcpy(k->path + k->plen + 1, name, nl + 1);
+	k->plen += 1 + nl;
+	return 0;
+}
+
+/* The directory open at fd (taken over), whose path is k->path. */
+static void walk_dir(walk *k, int fd, const struct stat *sb, const frame *up, int depth)
+{
+	frame here = { { sb->st_dev, sb->st_ino, 1 }, k->plen, up };
+	DIR *d = fdopendir(fd);
+	char **names;
+	size_t n, plen = k->plen;
+
+	if (!d) {
+		k->w->on_err(k->w->ctx, k->path, strerror(errno));
+		close(fd);
 		return;
 	}
-	if (S_ISDIR(sb.st_mode)) {
-		if (depth >= MAX_DEPTH)
-			w->on_err(w->ctx, path, "directories nested deeper than 32 levels");
-		else
-			walk_dir(w, path, depth);
-	} else if (S_ISREG(sb.st_mode)) {
-		walk_file(w, path, &sb);
-	} else {
-		w->on_err(w->ctx, path, "not a regular file or directory");
+	names = read_names(d, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!maildir_tmp(dirfd(d), names[i]) && path_push(k, names[i]) == 0) {
+			walk_entry(k, dirfd(d), names[i], &here, depth + 1);
+			k->plen = plen;
+			k->path[plen] = '\0';
+		}
+		free(names[i]);
 	}
+	free(names);
+	closedir(d);
+}
+
+/* A directory to enter: once, and not deeper than MAX_DEPTH. */
+static void enter_dir(walk *k, int dfd, const char *name, const frame *up, int depth)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat sb;
+	int added;
+
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		k->w->on_err(k->w->ctx, k->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (depth >= MAX_DEPTH) {
+		k->w->on_err(k->w->ctx, k->path, "directories nested deeper than 32 levels");
+	} else if ((added = seen_add(k, sb.st_dev, sb.st_ino)) < 0) {
+		k->w->on_err(k->w->ctx, k->path, "more than 65536 directories in one input (or out of memory); not read");
+	} else if (!added) {
+		report_seen(k, &sb, up);
+	} else {
+		walk_dir(k, fd, &sb, up, depth);
+		return;
+	}
+	close(fd);
+}
+
+/* name, relative to dfd, whose path is k->path: a directory, a file or neither. */
+static void walk_entry(walk *k, int dfd, const char *name, const frame *up, int depth)
+{
+	struct stat sb;
+	int fd;
+
+	if (fstatat(dfd, name, &sb, 0) < 0) {
+		k->w->on_err(k->w->ctx, k->path, strerror(errno));
+	} else if (S_ISDIR(sb.st_mode)) {
+		enter_dir(k, dfd, name, up, depth);
+	} else if (!S_ISREG(sb.st_mode)) {
+		k->w->on_err(k->w->ctx, k->path, "not a regular file or directory");
+	} else if ((fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0 ||
+		   fstat(fd, &sb) < 0) {
+		k->w->on_err(k->w->ctx, k->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	} else {
+		if (S_ISREG(sb.st_mode))
+			walk_file(k->w, k->path, fd, (size_t)sb.st_size);
+		else
+			k->w->on_err(k->w->ctx, k->path, "not a regular file or directory");
+		close(fd);
+	}
+}
+
+static void walk_path(const input_walker *w, const char *path)
+{
+	walk *k;
+	size_t n = strlen(path);
+
+	if (n > PATH_LIMIT) {
+		w->on_err(w->ctx, path, "path longer than 4096 bytes; not read");
+		return;
+	}
+	if (!(k = calloc(1, sizeof(*k)))) {
+		w->on_err(w->ctx, path, strerror(ENOMEM));
+		return;
+	}
+	k->w = w;
+	memcpy(k->path, path, n + 1);
+	k->plen = n;
+	walk_entry(k, AT_FDCWD, path, NULL, 0);
+	free(k->seen);
+	free(k);
 }
 
 /* An mbox on standard input, in bounded memory. */
@@ -325,7 +485,7 @@ static void walk_stdin(const input_walker *w)
 void input_walk(const input_walker *w, const char *path)
 {
 	if (strcmp(path, "-"))
-		walk_path(w, path, 0);
+		walk_path(w, path);
 	else
 		walk_stdin(w);
 }
