@@ -99,7 +99,11 @@ $(BUILD)/smtpdiag.pc: smtpdiag.pc.in
 
 $(BUILD)/tests/%: tests/unit/%.c $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALLCFLAGS) -Wno-missing-prototypes $< -o $@ $(STATIC) -lcmocka $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALLCFLAGS) -Wno-missing-prototypes $< -o $@ \
+	  $(filter $(BUILD)/src/cli/%.o,$^) $(STATIC) -lcmocka $(LDLIBS)
+
+# decode's input walker is tested on its own
+$(BUILD)/tests/test_input: $(BUILD)/src/cli/input.o
 
 tests: $(TEST_BIN) $(BIN)
 
