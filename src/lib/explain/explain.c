@@ -595,6 +595,10 @@ int smtpdiag_explain(const char *p, size_t len, int mode, smtpdiag_explanation *
 	query q;
 	int rc;
 
+	if (!out || mode < SMTPDIAG_EXPLAIN_CODE || mode > SMTPDIAG_EXPLAIN_FILE) {
+		seterr(err, SMTPDIAG_EINVAL, out ? "unknown explain mode" : "out is NULL");
+		return SMTPDIAG_EINVAL;
+	}
 	*out = NULL;
 	if ((rc = check_input(p, len, err)) < 0)
 		return rc;
@@ -685,6 +689,8 @@ void smtpdiag_explanation_json(const smtpdiag_explanation *e, smtpdiag_buf *out)
 	sd_buf *b = (sd_buf *)out;
 	char rc[8] = "";
 
+	if (!e || !b)
+		return;
 	if (e->replycode)
 		snprintf(rc, sizeof(rc), "%d", e->replycode);
 	sd_buf_putc(b, '{');
