@@ -73,12 +73,16 @@ typedef struct smtpdiag_buf {
 
 void smtpdiag_buf_free(smtpdiag_buf *b);
 /* Append n bytes of p; printf-formatted text; p as one JSON string (quoted,
- * escaped, invalid UTF-8 as U+FFFD). After a failed allocation b->oom is set
+ * escaped, invalid UTF-8 as U+FFFD); p as text (below). After a failed allocation b->oom is set
  * and later appends do nothing. */
 void smtpdiag_buf_append(smtpdiag_buf *b, const char *p, size_t n);
 void smtpdiag_buf_printf(smtpdiag_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void smtpdiag_buf_json(smtpdiag_buf *b, const char *p, size_t n);
+/* Append n bytes of p for a terminal or a log: control characters (C0, DEL,
+ * and C1 written in UTF-8) and bytes that are no UTF-8 as \xNN, so text from
+ * mail, logs or requests cannot drive the terminal; the rest as it is. */
+void smtpdiag_buf_text(smtpdiag_buf *b, const char *p, size_t n);
 
 /* ---- Codes ---- */
 

@@ -26,6 +26,9 @@ static void test_core(void **state)
 	smtpdiag_buf_printf(&b, NULL);
 	smtpdiag_buf_json(NULL, "x", 1);
 	assert_int_equal(b.len, 0);
+	smtpdiag_buf_text(NULL, "x", 1);
+	smtpdiag_buf_text(&b, NULL, 5);
+	assert_int_equal(b.len, 0);
 	smtpdiag_buf_json(&b, NULL, 5);
 	assert_string_equal(b.data, "\"\"");
 	smtpdiag_buf_free(&b);

@@ -49,6 +49,9 @@ size_t sd_utf8_len(const unsigned char *p, size_t n);
 /* JSON: a quoted, escaped string; invalid UTF-8 bytes become U+FFFD. */
 void sd_buf_json_str(sd_buf *b, const char *p, size_t n);
 void sd_buf_json_cstr(sd_buf *b, const char *s); /* NULL -> "" */
+/* Text for a terminal or a log: control characters (C0, DEL, C1) and bytes
+ * that are no UTF-8 as \xNN, the rest as it is. */
+void sd_buf_text(sd_buf *b, const char *p, size_t n);
 
 /* Arena: many small allocations, freed in one call. */
 typedef struct sd_chunk sd_chunk;
