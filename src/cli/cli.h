@@ -28,5 +28,11 @@ void cli_wrap_hang(FILE *f, const char *text, int col0, int indent, int width);
 int cli_read_all(const char *path, size_t max, char **data, size_t *len);
 /* One line on stderr: "smtpdiag: <what>". */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Text from mail, logs or queries for a terminal: control characters (and
+ * bytes that are no UTF-8) as \xNN (smtpdiag_buf_text). cli_put writes n
+ * bytes of p so; cli_line writes one formatted line so, then a newline, and
+ * returns what fprintf returns. */
+void cli_put(FILE *f, const char *p, size_t n);
+int cli_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

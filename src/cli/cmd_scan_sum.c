@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cmd_scan.h"
 
 static uint64_t hash(const char *s)
@@ -255,7 +256,7 @@ static void ctr_print(const scan_ctr *c, const char *title, FILE *f)
 	qsort(idx, k, sizeof(size_t), by_count);
 	for (size_t i = 0; i < k; i++) {
 		if (i < SCAN_SHOW)
-			fprintf(f, "  %10lu  %s\n", c->counts[idx[i]], c->keys[idx[i]][0] ? c->keys[idx[i]] : "(none)");
+			cli_line(f, "  %10lu  %s", c->counts[idx[i]], c->keys[idx[i]][0] ? c->keys[idx[i]] : "(none)");
 		else
 			rest += c->counts[idx[i]];
 	}
@@ -293,7 +294,7 @@ static void late_print(const scan_sum *s, FILE *f)
 	qsort(idx, k, sizeof(size_t), by_delay);
 	for (size_t i = 0; i < k && i < SCAN_SHOW; i++) {
 		const scan_late *e = &s->late[idx[i]];
-		fprintf(f, "  %-16s %5.1f days  %-32s %-16s %s\n", e->queueid, (double)e->delay / 86400,
+		cli_line(f, "  %-16s %5.1f days  %-32s %-16s %s", e->queueid, (double)e->delay / 86400,
 			e->recipient, e->reason, e->status);
 	}
 	if (k > SCAN_SHOW)
