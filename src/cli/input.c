@@ -30,6 +30,7 @@
 #define PATH_LIMIT 4096              /* longest path read; a longer one is an error */
 #define MAX_DIRS ((size_t)1 << 16)   /* directories read under one input */
 #define ORIGIN_MAX (PATH_LIMIT + 32) /* "path:N" */
+#define SHRANK "changed while reading (the file shrank)"
 
 static void walk_buffer(const input_walker *w, const char *path, const char *p, size_t n)
 {
@@ -148,7 +149,7 @@ static void stream(const input_walker *w, reader *r, size_t chunk)
 {
 	for (;;) {
 		if (r->eof && r->size && r->off + r->len < r->size) {
-			w->on_err(w->ctx, r->name, "changed while reading (the file shrank)");
+			w->on_err(w->ctx, r->name, SHRANK);
 			return;
 		}
 		reader_split(w, r);
@@ -180,7 +181,7 @@ static void read_whole(const input_walker *w, reader *r)
 			return;
 		}
 	if (r->len < r->size)
-		w->on_err(w->ctx, r->name, "changed while reading (the file shrank)");
+		w->on_err(w->ctx, r->name, SHRANK);
 	else
 		walk_buffer(w, r->name, r->buf, r->size);
 }
@@ -195,16 +196,17 @@ static void walk_file(const input_walker *w, const char *path, int fd, size_t si
 		w->on_err(w->ctx, path, "empty file");
 		return;
 	}
-	if (reader_fill(&r, FILE_CHUNK) < 0)
+	if (reader_fill(&r, FILE_CHUNK) < 0) {
 		w->on_err(w->ctx, path, strerror(errno));
-	else if (r.len >= size) /* the whole file: no read to see its end */
-		r.eof = 1;
-	if (r.len == 0 || (r.eof && r.len < size))
-		w->on_err(w->ctx, path, "changed while reading (the file shrank)");
-	else if (smtpdiag_mbox_detect(r.buf, r.len))
-		stream(w, &r, FILE_CHUNK);
-	else
-		read_whole(w, &r);
+	} else if (r.eof) { /* not a byte left */
+		w->on_err(w->ctx, path, SHRANK);
+	} else {
+		r.eof = r.len >= size; /* the whole file: no read to see its end */
+		if (smtpdiag_mbox_detect(r.buf, r.len))
+			stream(w, &r, FILE_CHUNK);
+		else
+			read_whole(w, &r);
+	}
 	free(r.buf);
 }
 
