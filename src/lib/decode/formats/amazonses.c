@@ -219,15 +219,16 @@ static void ses_codes(sd_ctx *c, sd_rcpt *r)
 
 int sd_fmt_amazonses(sd_ctx *c)
 {
-	sd_str body;
+	sd_str body, json;
 	size_t from = c->nrcpt;
 	int n;
 
 	if (!is_amazonses(c))
 		return 0;
 	body = mta_body(c);
-	if (mta_hdr(c, "x-amz-sns-message-id").p && body.n && sd_trim(body).p[0] == '{')
-		return ses_json(c, sd_trim(body));
+	json = sd_trim(body); /* a body of blanks trims to nothing: no byte to look at */
+	if (mta_hdr(c, "x-amz-sns-message-id").p && json.n && json.p[0] == '{')
+		return ses_json(c, json);
 	n = mta_dsn(c);
 	if (n == 0)
 		n = mta_dsn_read(c, mta_after(body, "An error occurred while trying to deliver the mail"));
