@@ -134,12 +134,12 @@ fuzz-build: $(FUZZ_BIN)
 
 fuzz-replay: deps
 	@$(MAKE) --no-print-directory fuzz-build
-	@sh tests/fuzz-replay.sh $(BUILD)-fuzz/fuzz
+	@sh tests/fuzz.sh replay $(BUILD)-fuzz/fuzz
 
 FUZZ_SECONDS ?= 60
 fuzz-run: deps
 	@$(MAKE) --no-print-directory fuzz-build
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz-run.sh $(BUILD)-fuzz/fuzz
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz.sh run $(BUILD)-fuzz/fuzz
 
 conformance: deps $(BIN)
 	@sh tests/conformance.sh $(BIN)
