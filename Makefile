@@ -54,6 +54,7 @@ help:
 	@echo "make conformance  score decode against the shared corpus gold file"
 	@echo "make sanitize   the whole test suite under ASan+UBSan (in $(BUILD)-san)"
 	@echo "make fuzz-replay  replay the fuzz seed corpora"
+	@echo "make fuzz-run   run every fuzz target FUZZ_SECONDS (default 60) from its seeds"
 	@echo "make bench      build and run the benchmarks"
 	@echo "make fresh-check  make run and make check on a new Debian bookworm root (debootstrap)"
 	@echo "make install    install to DESTDIR/PREFIX (default $(PREFIX))"
@@ -110,7 +111,11 @@ $(BUILD)/smtpdiag.pc: smtpdiag.pc.in
 
 $(BUILD)/tests/%: tests/unit/%.c $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALLCFLAGS) -Wno-missing-prototypes $< -o $@ $(STATIC) -lcmocka $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALLCFLAGS) -Wno-missing-prototypes $< -o $@ \
+	  $(filter $(BUILD)/src/cli/%.o,$^) $(STATIC) -lcmocka $(LDLIBS)
+
+# decode's input walker is tested on its own
+$(BUILD)/tests/test_input: $(BUILD)/src/cli/input.o
 
 # Misbehaving HTTP clients for the serve tests and the soak bench (loopback only).
 $(BUILD)/tests/hostile: tests/hostile.c
@@ -146,7 +151,12 @@ fuzz-build: $(FUZZ_BIN)
 
 fuzz-replay: deps
 	@$(MAKE) --no-print-directory fuzz-build
-	@sh tests/fuzz-replay.sh $(BUILD)-fuzz/fuzz
+	@sh tests/fuzz.sh replay $(BUILD)-fuzz/fuzz
+
+FUZZ_SECONDS ?= 60
+fuzz-run: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz.sh run $(BUILD)-fuzz/fuzz
 
 conformance: deps
 	@$(MAKE) --no-print-directory $(BIN)
@@ -188,6 +198,6 @@ clean:
 
 FORCE:
 
-.PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay conformance run bench fresh-check install uninstall clean
+.PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay fuzz-run conformance run bench fresh-check install uninstall clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -12,6 +12,9 @@
  *    except read-only tables built at first use (thread-safe).
  *  - Ownership is stated at each function. Strings inside returned structures
  *    belong to the object they come from and live until it is freed or reused.
+ *  - A NULL or invalid argument is never followed: functions returning int
+ *    return SMTPDIAG_EINVAL (smtpdiag_mbox_* return 0), those returning a
+ *    pointer return NULL, writers append nothing and free functions do nothing.
  */
 #ifndef SMTPDIAG_H
 #define SMTPDIAG_H
@@ -112,12 +115,16 @@ typedef struct smtpdiag_buf {
 
 void smtpdiag_buf_free(smtpdiag_buf *b);
 /* Append n bytes of p; printf-formatted text; p as one JSON string (quoted,
- * escaped, invalid UTF-8 as U+FFFD). After a failed allocation b->oom is set
+ * escaped, invalid UTF-8 as U+FFFD); p as text (below). After a failed allocation b->oom is set
  * and later appends do nothing. */
 void smtpdiag_buf_append(smtpdiag_buf *b, const char *p, size_t n);
 void smtpdiag_buf_printf(smtpdiag_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void smtpdiag_buf_json(smtpdiag_buf *b, const char *p, size_t n);
+/* Append n bytes of p for a terminal or a log: control characters (C0, DEL,
+ * and C1 written in UTF-8) and bytes that are no UTF-8 as \xNN, so text from
+ * mail, logs or requests cannot drive the terminal; the rest as it is. */
+void smtpdiag_buf_text(smtpdiag_buf *b, const char *p, size_t n);
 
 /* ---- Codes ---- */
 
@@ -208,8 +215,9 @@ enum {
 
 /* Explain a query. On success *out is a new object the caller frees with
  * smtpdiag_explanation_free(). Errors: SMTPDIAG_EINVAL (empty, not a code,
- * impossible class, binary), SMTPDIAG_ELIMIT (over SMTPDIAG_MAX_QUERY bytes),
- * SMTPDIAG_ENOTFOUND (text mode: no code or failure found, "nothing to explain"). */
+ * impossible class, binary; out NULL, mode not one of SMTPDIAG_EXPLAIN_*),
+ * SMTPDIAG_ELIMIT (over SMTPDIAG_MAX_QUERY bytes), SMTPDIAG_ENOTFOUND (text
+ * mode: no code or failure found, "nothing to explain"). */
 #define SMTPDIAG_MAX_QUERY (1u << 20)
 int smtpdiag_explain(const char *q, size_t len, int mode,
 		     smtpdiag_explanation **out, smtpdiag_error *err);
@@ -289,7 +297,9 @@ enum {
 typedef struct smtpdiag_decoder smtpdiag_decoder;
 
 /* A decoder holds the working memory reused from one message to the next.
- * Not thread-safe: use one per thread. Free with smtpdiag_decoder_free(). */
+ * Not thread-safe: use one per thread. Free with smtpdiag_decoder_free().
+ * NULL when out of memory, when the reason database cannot be loaded, or when
+ * flags has a bit no SMTPDIAG_DECODE_* names. */
 smtpdiag_decoder *smtpdiag_decoder_new(unsigned flags);
 void smtpdiag_decoder_free(smtpdiag_decoder *d);
 /* Ask these user rules first (NULL: none again). The rules are not copied:
@@ -363,7 +373,8 @@ const char *smtpdiag_reason_meaning(const char *reason); /* NULL if unknown */
  * smtpdiag_mbox_detect(): 1 when p starts like an mbox (blank lines, then "From ").
  * smtpdiag_mbox_next(): 1 and the next message as a slice of p (*msg, *msglen;
  * without its From_ line; ">From " quoting stays for smtpdiag_decode to undo), or
- * 0 at the end. *pos is the cursor: start it at 0 and pass it back unchanged.
+ * 0 at the end (or when pos, msg or msglen is NULL). *pos is the cursor: start
+ * it at 0 and pass it back unchanged.
  * Split only what smtpdiag_mbox_detect() accepts: give any other buffer to
  * smtpdiag_decode whole. */
 int smtpdiag_mbox_detect(const char *p, size_t len);
@@ -420,8 +431,9 @@ enum {
 typedef struct smtpdiag_scanner smtpdiag_scanner;
 
 /* A scanner holds the working memory reused from one line to the next. Not
- * thread-safe: use one per thread. NULL when out of memory or when the reason
- * database cannot be loaded. Free with smtpdiag_scanner_free(). */
+ * thread-safe: use one per thread. NULL when out of memory, when the reason
+ * database cannot be loaded, or when flags has a bit no SMTPDIAG_SCAN_* names.
+ * Free with smtpdiag_scanner_free(). */
 smtpdiag_scanner *smtpdiag_scanner_new(unsigned flags);
 void smtpdiag_scanner_free(smtpdiag_scanner *s);
 /* Ask these user rules first, as smtpdiag_decoder_set_rules(). */

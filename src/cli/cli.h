@@ -36,5 +36,11 @@ int cli_rules_load(const char *cmd, const char *path, smtpdiag_rules **out);
 void cli_why(FILE *f, const char *const *evidence, int indent);
 /* One line on stderr: "smtpdiag: <what>". */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Text from mail, logs or queries for a terminal: control characters (and
+ * bytes that are no UTF-8) as \xNN (smtpdiag_buf_text). cli_put writes n
+ * bytes of p so; cli_line writes one formatted line so, then a newline, and
+ * returns what fprintf returns. */
+void cli_put(FILE *f, const char *p, size_t n);
+int cli_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

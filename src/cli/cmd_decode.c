@@ -87,7 +87,7 @@ static char outbuf[(size_t)64 << 10];
 
 static void print_text(run *r, const smtpdiag_fact *f)
 {
-	fprintf(stdout, "%-32.32s %-16s %-7s %-3s %-5s %-24s %s\n", f->recipient, f->reason,
+	cli_line(stdout, "%-32.32s %-16s %-7s %-3s %-5s %-24s %s", f->recipient, f->reason,
 		f->deliverystatus, f->replycode[0] ? f->replycode : "-", f->hardbounce ? "hard" : "soft",
 		f->advice, f->origin);
 	if (r->why)

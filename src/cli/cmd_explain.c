@@ -118,8 +118,10 @@ static void print_human(FILE *f, const smtpdiag_explanation *e, int color, int w
 		fprintf(f, "%sLabel:%s %s\n", s.em, s.off, e->label);
 	if (e->vendor[0])
 		fprintf(f, "%sVendor:%s %s\n", s.em, s.off, e->vendor);
-	if (e->recipient[0])
-		fprintf(f, "%sRecipient:%s %s\n", s.em, s.off, e->recipient);
+	if (e->recipient[0]) {
+		fprintf(f, "%sRecipient:%s ", s.em, s.off);
+		cli_wrap_hang(f, e->recipient, 11, 2, 76);
+	}
 	if (e->text[0] && strcmp(e->text, e->query)) {
 		fprintf(f, "%sServer said:%s ", s.em, s.off);
 		cli_wrap_hang(f, e->text, 13, 2, 76);

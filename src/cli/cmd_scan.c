@@ -215,7 +215,7 @@ static void text_line(worker *w, const smtpdiag_logrec *r)
 
 	flush_out(w);
 	when(r, t);
-	if (fprintf(w->dst, "%-19s %-8s %-32s %-3s %-8s %-16s %-24s %-16s %.160s\n", t, r->action,
+	if (cli_line(w->dst, "%-19s %-8s %-32s %-3s %-8s %-16s %-24s %-16s %.160s", t, r->action,
 		    r->recipient[0] ? r->recipient : "-", r->replycode[0] ? r->replycode : "-",
 		    r->status[0] ? r->status : "-", r->reason, r->advice, r->queueid[0] ? r->queueid : "-",
 		    r->diagnosticcode) < 0)

@@ -11,6 +11,8 @@
 #include "cli.h"
 #include "opts.h"
 
+#define CLI_LINE_SMALL 1024 /* a longer output line is formatted on the heap */
+
 enum { T_VERSION, T_END };
 
 static const cli_opt opts[] = {
@@ -41,15 +43,70 @@ static const cli_cmd top_cmd = {
 	opts, 1
 };
 
+void cli_put(FILE *f, const char *p, size_t n)
+{
+	smtpdiag_buf b = { 0 };
+
+	smtpdiag_buf_text(&b, p, n);
+	if (b.len)
+		fwrite(b.data, 1, b.len, f);
+	smtpdiag_buf_free(&b);
+}
+
+/* Printable ASCII only: nothing to escape (the common case). */
+static int plain(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/* prefix, then fmt with its arguments escaped, then a newline. */
+static int vline(FILE *f, const char *prefix, const char *fmt, va_list ap)
+{
+	char small[CLI_LINE_SMALL], *s = small;
+	smtpdiag_buf b = { 0 };
+	va_list aq;
+	int n, rc;
+
+	va_copy(aq, ap);
+	n = vsnprintf(small, sizeof(small), fmt, aq);
+	va_end(aq);
+	if (n >= (int)sizeof(small) && (n = vasprintf(&s, fmt, ap)) < 0)
+		s = NULL;
+	if (n < 0)
+		return -1;
+	if (!plain(s, (size_t)n)) {
+		smtpdiag_buf_text(&b, s, (size_t)n);
+		n = b.oom ? -1 : (int)b.len;
+	}
+	rc = n < 0 || fputs(prefix, f) < 0 || fwrite(b.data ? b.data : s, 1, (size_t)n, f) != (size_t)n ||
+	     fputc('\n', f) == EOF ? -1 : n + 1;
+	smtpdiag_buf_free(&b);
+	if (s != small)
+		free(s);
+	return rc;
+}
+
+int cli_line(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vline(f, "", fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 void cli_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("smtpdiag: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vline(stderr, "smtpdiag: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_color(FILE *f)
@@ -75,7 +132,9 @@ void cli_wrap_hang(FILE *f, const char *text, int col0, int indent, int width)
 		}
 		if (*p && *p != '\n' && brk)
 			p = brk;
-		fprintf(f, "%*s%.*s\n", first ? 0 : indent, "", (int)(p - start), start);
+		fprintf(f, "%*s", first ? 0 : indent, "");
+		cli_put(f, start, (size_t)(p - start));
+		fputc('\n', f);
 		first = 0;
 		while (*p == ' ' || *p == '\n')
 			p++;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "tally.h"
 
 void counter_add(counter *c, const char *key)
@@ -53,7 +54,7 @@ void counter_print(const counter *c, const char *title, FILE *f)
 	sort_ctx = c;
 	qsort(idx, c->n, sizeof(size_t), by_count);
 	for (size_t i = 0; i < c->n; i++)
-		fprintf(f, "  %8lu  %s\n", c->counts[idx[i]], c->keys[idx[i]][0] ? c->keys[idx[i]] : "(none)");
+		cli_line(f, "  %8lu  %s", c->counts[idx[i]], c->keys[idx[i]][0] ? c->keys[idx[i]] : "(none)");
 	free(idx);
 }
 

@@ -483,7 +483,8 @@ static const char *toe_name(enum MHD_RequestTerminationCode toe)
 /* Common Log Format, then the time taken and how the request ended if not well. */
 static void log_line(hreq *r, enum MHD_RequestTerminationCode toe)
 {
-	char ip[INET6_ADDRSTRLEN], when[40], uri[HTTPD_LOG_URI * 4 + 1], line[HTTPD_LOG_URI * 4 + 256], st[8];
+	char ip[INET6_ADDRSTRLEN], when[40], uri[HTTPD_LOG_URI * 4 + 1], line[HTTPD_LOG_URI * 4 + 512], st[8];
+	char method[sizeof(r->mname) * 4 + 1], version[sizeof(r->version) * 4 + 1];
 	time_t now = time(NULL);
 	struct tm tm;
 	int n;
@@ -492,9 +493,11 @@ static void log_line(hreq *r, enum MHD_RequestTerminationCode toe)
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%d/%b/%Y:%H:%M:%S +0000", &tm);
 	log_escape(uri, sizeof(uri), r->uri);
+	log_escape(method, sizeof(method), r->mname[0] ? r->mname : "-");
+	log_escape(version, sizeof(version), r->version[0] ? r->version : "-");
 	snprintf(st, sizeof(st), r->status ? "%d" : "-", r->status);
 	n = snprintf(line, sizeof(line), "%s - - [%s] \"%s %s %s\" %s %llu %.3fms%s\n", ip, when,
-		     r->mname[0] ? r->mname : "-", uri, r->version[0] ? r->version : "-", st,
+		     method, uri, version, st,
 		     (unsigned long long)r->bytes, elapsed(r) * 1e3,
 		     toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && guard_was_cut(r->hc) ? " deadline" : toe_name(toe));
 	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)

@@ -88,6 +88,41 @@ for i in $(seq 1 34); do d="$d/d"; done
 mkdir -p "$d" && cp samples/bounces/postfix-userunknown.eml "$d/x.eml"
 expect_exit 1 "directories nested past the limit" -- "$BIN" decode "$TMP/deep"
 expect_err "deeper than 32 levels" "the depth limit is named"
+# symbolic links: each directory is read once, a loop is one error, links to files are followed
+mkdir -p "$TMP/self"
+cp samples/bounces/postfix-userunknown.eml "$TMP/self/1.eml"
+ln -s . "$TMP/self/a"
+ln -s . "$TMP/self/b"
+expect_exit 1 "two self-links end" -- timeout 10 "$BIN" decode "$TMP/self"
+expect_lines 1 "the message behind two self-links decoded once" out
+expect_lines 2 "one error per looping link" err
+expect_err "self/a: directory loop: leads back to .*/self$" "the loop names where it leads"
+mkdir -p "$TMP/mdl/cur" "$TMP/mdl/new" "$TMP/mdl/tmp"
+cp samples/bounces/postfix-userunknown.eml "$TMP/mdl/cur/1.eml"
+cp samples/bounces/exchange-431.eml "$TMP/mdl/new/2.eml"
+ln -s .. "$TMP/mdl/cur/up"
+expect_exit 1 "a Maildir with cur/up -> .." -- timeout 10 "$BIN" decode "$TMP/mdl"
+expect_lines 2 "each Maildir message decoded once" out
+expect_err "cur/up: directory loop" "the up link reported"
+expect_lines 1 "reported once" err
+mkdir -p "$TMP/two/shared" "$TMP/two/in"
+cp samples/bounces/postfix-userunknown.eml "$TMP/two/shared/1.eml"
+ln -s ../shared "$TMP/two/in/x"
+ln -s ../shared "$TMP/two/in/y"
+ln -s ../shared/1.eml "$TMP/two/in/z.eml"
+expect_exit 1 "two links to one directory" -- timeout 10 "$BIN" decode "$TMP/two/in"
+expect_lines 2 "the directory read once, the file link followed" out
+expect_err "in/y: directory already read" "the second link named"
+d="$TMP/long"
+name=$(printf '%0250d' 0)
+file=$(printf '%0100d.eml' 0)
+src="$PWD/samples/bounces/postfix-userunknown.eml"
+mkdir -p "$d"
+(cd "$d" && for i in $(seq 1 16); do mkdir "$name" && cd "$name" || exit 1; done && cp "$src" "$file")
+expect_exit 1 "a path over 4096 bytes" -- timeout 10 "$BIN" decode "$d"
+expect_err "$name/$file: path longer than 4096 bytes" "the long path is named, not cut"
+n=$((n + 1)); if grep -q "No such file" "$TMP/err"; then echo "not ok $n - a long path is no missing file"; else echo "ok $n - a long path is no missing file"; fi
+
 expect_exit 1 "a device is no input" -- "$BIN" decode /dev/null
 expect_err "/dev/null: not a regular file or directory" "why it was refused"
 

@@ -35,6 +35,14 @@ expect_out '"hardbounce":true' "user unknown is a hard bounce"
 expect_exit 0 "explain --text names the recipient" -- "$BIN" explain --json --text "550 5.1.1 <bob@example.org>: Recipient address rejected: User unknown"
 expect_out '"recipient":"bob@example.org"' "recipient from reply text"
 
+# blank lines before a reply (LF after LF) once made the reply parser spin
+expect_exit 0 "explain --text after two blank lines ends" -- timeout 10 "$BIN" explain --json --text "$(printf '\n\n550 x')"
+expect_out '"replycode":"550"' "reply after blank lines read"
+expect_exit 0 "explain --text with blank lines between lines ends" -- timeout 10 "$BIN" explain --json --text "$(printf '550-5.1.1 a\n\n\n550 5.1.1 b\n')"
+expect_out '"text":"a b"' "lines joined across blank lines"
+expect_exit 0 "explain --text CR CR ends" -- timeout 10 "$BIN" explain --json --text "$(printf '\r\r\n\r\n550 x')"
+expect_out '"replycode":"550"' "reply after CR and CRLF blank lines read"
+
 printf 'Final-Recipient: rfc822; bob@example.org\nAction: failed\nStatus: 5.2.2\nDiagnostic-Code: smtp; 552 5.2.2 Mailbox full\n' >"$TMP/paste.txt"
 expect_exit 0 "explain --file" -- "$BIN" explain --json --file "$TMP/paste.txt"
 expect_out '"recipient":"bob@example.org"' "recipient found in pasted text"

@@ -225,6 +225,9 @@ expect_status 400 "explain 6.1.1 is 400"
 expect_out 'class must be' "explain 6.1.1 says why"
 req "explain nothing" -- "$U/api/v1/explain?q=hello"
 expect_status 400 "explain hello is 400"
+req "explain text after blank lines" -- "$U/api/v1/explain?mode=text&q=%0A%0A550%20x"
+expect_status 200 "explain mode=text after two LFs answers (no hang)"
+expect_out '"replycode":"550"' "explain mode=text after two LFs reads the reply"
 req "explain json type" -- -H 'Content-Type: application/json' --data-binary '{"q":"431"}' "$U/api/v1/explain"
 expect_status 415 "explain as JSON is 415"
 req "decode" -- -H 'Content-Type: message/rfc822' --data-binary "@samples/bounces/postfix-userunknown.eml" "$U/api/v1/decode"
@@ -278,6 +281,10 @@ req "big form" -- --data-binary "@$TMP/big" "$U/analyze"
 expect_status 413 "an 11 MB form is 413"
 rm -f "$TMP/big"
 
+E=$(printf '\033')
+req "escape in the path" -- --request-target "/code/${E}[31mx" "$U/"
+req "escape in the method" -- -X "G${E}[1mET" "$U/"
+
 kill -TERM "$(cat "$TMP/a.pid")"
 i=0
 while kill -0 "$(cat "$TMP/a.pid")" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -288,6 +295,9 @@ expect_log 'SIGTERM: stopping' "stop is logged" a
 expect_log 'serve: stopped$' "clean stop logged" a
 expect_log '"GET /code/431 HTTP/1.1" 200 [0-9]+ [0-9.]+ms$' "access log line: request, status, bytes, time" a
 expect_log '"DELETE / HTTP/1.1" 405 ' "access log has the method and status" a
+expect_log '"GET /code/\\x1b\[31mx HTTP/1.1" 404 ' "access log: an escape in the path is \\x1b" a
+expect_log '"G\\x1b\[1mET / HTTP/1.1" 405 ' "access log: an escape in the method is \\x1b" a
+n=$((n + 1)); if grep -q "$E" "$TMP/a.log"; then echo "not ok $n - access log has raw escapes"; else echo "ok $n - access log has no raw escape"; fi
 lines=$(grep -c '^127\.0\.0\.1 - - \[' "$TMP/a.log")
 ok_if "$([ "$lines" -eq "$RQ" ] && echo 1)" "one access log line per request ($lines lines, $RQ requests)"
 

@@ -138,7 +138,9 @@ static void test_junk(void **state)
 {
 	static const char *const notmail[] = { "x", "\n\n\n", "22\n", "hello world\nnot mail\n" };
 	static const char *const junk[] = { "From: a@b\n\n", "Final-Recipient: rfc822;\n",
-					    "Content-Type: multipart/report; boundary=x\n\n--x\n" };
+					    "Content-Type: multipart/report; boundary=x\n\n--x\n",
+					    /* an SNS notification whose body is only blanks */
+					    "From: <no-reply@sns.amazonaws.com>\nx-amz-sns-message-id: 1\n\n \n" };
 	smtpdiag_decoder *d = smtpdiag_decoder_new(SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION);
 	smtpdiag_error err;
 
@@ -148,8 +150,13 @@ static void test_junk(void **state)
 		assert_int_equal(smtpdiag_decode(d, notmail[i], strlen(notmail[i]), NULL, &err), SMTPDIAG_EPARSE);
 		assert_non_null(strstr(err.message, "not an email"));
 	}
-	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++)
-		assert_true(smtpdiag_decode(d, junk[i], strlen(junk[i]), NULL, &err) == 0);
+	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
+		char *m = malloc(strlen(junk[i])); /* no NUL after it: a sanitizer sees a read past the end */
+		assert_non_null(m);
+		memcpy(m, junk[i], strlen(junk[i]));
+		assert_true(smtpdiag_decode(d, m, strlen(junk[i]), NULL, &err) == 0);
+		free(m);
+	}
 	assert_int_equal(smtpdiag_decode(d, "", 0, NULL, &err), SMTPDIAG_EINVAL);
 	smtpdiag_decoder_free(d);
 }

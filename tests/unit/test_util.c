@@ -10,13 +10,26 @@
 #include "core/util.h"
 #include "core/sha1.h"
 
+typedef struct esc_case {
+	const char *in;
+	size_t len;
+	const char *out;
+} esc_case;
+
+static void check_escapes(void (*put)(sd_buf *, const char *, size_t), const esc_case *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		sd_buf b;
+		sd_buf_init(&b);
+		put(&b, t[i].in, t[i].len);
+		assert_string_equal(sd_buf_cstr(&b), t[i].out);
+		sd_buf_free(&b);
+	}
+}
+
 static void test_json_escape(void **state)
 {
-	static const struct {
-		const char *in;
-		size_t len;
-		const char *out;
-	} t[] = {
+	static const esc_case t[] = {
 		{ "plain", 5, "\"plain\"" },
 		{ "a\"b\\c", 5, "\"a\\\"b\\\\c\"" },
 		{ "l1\nl2\r\t", 7, "\"l1\\nl2\\r\\t\"" },
@@ -29,13 +42,26 @@ static void test_json_escape(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		sd_buf b;
-		sd_buf_init(&b);
-		sd_buf_json_str(&b, t[i].in, t[i].len);
-		assert_string_equal(sd_buf_cstr(&b), t[i].out);
-		sd_buf_free(&b);
-	}
+	check_escapes(sd_buf_json_str, t, sizeof(t) / sizeof(t[0]));
+}
+
+/* Text for terminals: no byte that can start a control sequence gets through. */
+static void test_text_escape(void **state)
+{
+	static const esc_case t[] = {
+		{ "plain \\ text", 12, "plain \\ text" },
+		{ "\x1b[2J\x1b]0;owned\x07", 14, "\\x1b[2J\\x1b]0;owned\\x07" },
+		{ "l1\nl2\r\t", 7, "l1\\x0al2\\x0d\\x09" },
+		{ "del\x7f nul\0", 9, "del\\x7f nul\\x00" },
+		{ "caf\xc3\xa9 \xe2\x82\xac", 9, "caf\xc3\xa9 \xe2\x82\xac" }, /* UTF-8 kept */
+		{ "csi\xc2\x9b" "31m", 8, "csi\\xc2\\x9b" "31m" },         /* C1 CSI in UTF-8 */
+		{ "\xc2\xa0nbsp", 6, "\xc2\xa0nbsp" },                          /* U+00A0 is no control */
+		{ "raw\x9b" "1m\xff", 7, "raw\\x9b" "1m\\xff" },              /* no UTF-8 */
+		{ "\xe3\x81", 2, "\\xe3\\x81" },                                /* truncated sequence */
+	};
+
+	(void)state;
+	check_escapes(sd_buf_text, t, sizeof(t) / sizeof(t[0]));
 }
 
 static void test_buf(void **state)
@@ -162,6 +188,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_escape),
+		cmocka_unit_test(test_text_escape),
 		cmocka_unit_test(test_buf),
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_ascii),

@@ -62,3 +62,9 @@ void smtpdiag_buf_json(smtpdiag_buf *b, const char *p, size_t n)
 	if (b)
 		sd_buf_json_str((sd_buf *)b, p ? p : "", p ? n : 0);
 }
+
+void smtpdiag_buf_text(smtpdiag_buf *b, const char *p, size_t n)
+{
+	if (b && p)
+		sd_buf_text((sd_buf *)b, p, n);
+}

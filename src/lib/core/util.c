@@ -243,6 +243,39 @@ void sd_buf_json_cstr(sd_buf *b, const char *s)
 	sd_buf_json_str(b, s ? s : "", s ? strlen(s) : 0);
 }
 
+/* Bytes to show as \xNN in text: C0 controls and DEL; a UTF-8 C1 control
+ * (U+0080-U+009F, 0xc2 0x80-0x9f) and bytes that are no UTF-8 are taken
+ * apart by the caller. */
+static int text_plain(unsigned c)
+{
+	return c >= 0x20 && c != 0x7f;
+}
+
+void sd_buf_text(sd_buf *b, const char *p, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i = 0, run, k;
+
+	while (i < n) {
+		for (run = i; run < n && s[run] < 0x80 && text_plain(s[run]); run++)
+			;
+		sd_buf_put(b, p + i, run - i);
+		if ((i = run) == n)
+			break;
+		k = s[i] < 0x80 ? 0 : sd_utf8_len(s + i, n - i);
+		if (k && !(s[i] == 0xc2 && s[i + 1] < 0xa0)) {
+			sd_buf_put(b, p + i, k);
+			i += k;
+			continue;
+		}
+		for (size_t e = i + (k ? k : 1); i < e; i++) {
+			char x[4] = { '\\', 'x', hex[s[i] >> 4], hex[s[i] & 15] };
+			sd_buf_put(b, x, 4);
+		}
+	}
+}
+
 /* ---- arena ---- */
 
 struct sd_chunk {

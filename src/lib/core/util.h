@@ -52,6 +52,9 @@ void sd_buf_json_str(sd_buf *b, const char *p, size_t n);
 void sd_buf_json_cstr(sd_buf *b, const char *s); /* NULL -> "" */
 /* A NULL-terminated string list as a JSON array (NULL -> []). */
 void sd_buf_json_strv(sd_buf *b, const char *const *v);
+/* Text for a terminal or a log: control characters (C0, DEL, C1) and bytes
+ * that are no UTF-8 as \xNN, the rest as it is. */
+void sd_buf_text(sd_buf *b, const char *p, size_t n);
 
 /* Arena: many small allocations, freed in one call. */
 typedef struct sd_chunk sd_chunk;

@@ -25,9 +25,12 @@ static const struct {
 
 smtpdiag_decoder *smtpdiag_decoder_new(unsigned flags)
 {
-	smtpdiag_decoder *d = calloc(1, sizeof(*d));
+	smtpdiag_decoder *d;
 
-	if (!d)
+	if (flags & ~(unsigned)(SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION |
+				 SMTPDIAG_DECODE_NO_DELAYED | SMTPDIAG_DECODE_ALL_EVENTS))
+		return NULL;
+	if (!(d = calloc(1, sizeof(*d))))
 		return NULL;
 	d->flags = flags;
 	sd_arena_init(&d->arena);
@@ -116,6 +119,10 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 	char why[200] = "";
 	int rc;
 
+	if (!d) {
+		seterr(err, SMTPDIAG_EINVAL, "no decoder (d is NULL)");
+		return SMTPDIAG_EINVAL;
+	}
 	d->nfacts = 0;
 	d->facts = NULL;
 	sd_arena_reset(&d->arena);
@@ -185,6 +192,8 @@ void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out)
 {
 	sd_buf *b = (sd_buf *)out;
 
+	if (!f || !b)
+		return;
 	sd_buf_put(b, "{\"action\":", 10);
 	sd_buf_json_cstr(b, f->action);
 	SD_JSTR(b, "addresser", f->addresser);

@@ -756,6 +756,10 @@ int smtpdiag_explain_with_rules(const char *p, size_t len, int mode, const smtpd
 	query q;
 	int rc;
 
+	if (!out || mode < SMTPDIAG_EXPLAIN_CODE || mode > SMTPDIAG_EXPLAIN_AUTO) {
+		seterr(err, SMTPDIAG_EINVAL, out ? "unknown explain mode" : "out is NULL");
+		return SMTPDIAG_EINVAL;
+	}
 	*out = NULL;
 	if ((rc = check_input(p, len, err)) < 0)
 		return rc;

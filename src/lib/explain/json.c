@@ -17,6 +17,8 @@ void smtpdiag_explanation_json(const smtpdiag_explanation *e, smtpdiag_buf *out)
 	sd_buf *b = (sd_buf *)out;
 	char rc[8] = "";
 
+	if (!e || !b)
+		return;
 	if (e->replycode)
 		snprintf(rc, sizeof(rc), "%d", e->replycode);
 	sd_buf_putc(b, '{');

@@ -23,6 +23,8 @@ void smtpdiag_issues_json(unsigned issues, smtpdiag_buf *out)
 	sd_buf *b = (sd_buf *)out;
 	int first = 1;
 
+	if (!b)
+		return;
 	sd_buf_putc(b, '[');
 	for (unsigned i = 0; i < sizeof(issue_names) / sizeof(issue_names[0]); i++) {
 		if (!(issues & (1u << i)))

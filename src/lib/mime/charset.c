@@ -1,13 +1,15 @@
 /* charset.c - base64, quoted-printable, RFC 2047 words and charset conversion to UTF-8.
  *
  * Everything here is lenient: garbage input never fails, it is skipped, kept as written
- * or replaced by U+FFFD. iconv descriptors are cached per thread (see charset.h).
+ * or replaced by U+FFFD. iconv descriptors are cached per thread and closed when
+ * the thread ends (see charset.h).
  */
 #include "mime/charset.h"
 #include "mime/mime.h"
 
 #include <errno.h>
 #include <iconv.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #define SD_CHARSET_NAME  40  /* longest charset name we look at */
@@ -277,6 +279,40 @@ struct cs_slot {
 
 static _Thread_local struct cs_slot cs_cache[SD_ICONV_CACHE];
 static _Thread_local unsigned long cs_tick;
+static pthread_key_t cs_key; /* its destructor closes a thread's descriptors */
+static pthread_once_t cs_key_once = PTHREAD_ONCE_INIT;
+static int cs_key_ok;
+
+/* At the end of a thread that opened descriptors: c is its cs_cache. */
+static void cs_thread_end(void *c)
+{
+	for (struct cs_slot *s = c; s < (struct cs_slot *)c + SD_ICONV_CACHE; s++) {
+		if (s->used && s->cd != (iconv_t)-1)
+			iconv_close(s->cd);
+		s->used = 0;
+	}
+}
+
+static void cs_key_init(void)
+{
+	cs_key_ok = pthread_key_create(&cs_key, cs_thread_end) == 0;
+}
+
+/* A library unloaded before its threads end must not leave them its destructor. */
+__attribute__((destructor)) static void cs_key_drop(void)
+{
+	if (cs_key_ok)
+		pthread_key_delete(cs_key);
+	cs_key_ok = 0;
+}
+
+/* Ask for this thread's descriptors to be closed when it ends (once a thread). */
+static void cs_register(void)
+{
+	pthread_once(&cs_key_once, cs_key_init);
+	if (cs_key_ok && !pthread_getspecific(cs_key))
+		pthread_setspecific(cs_key, cs_cache);
+}
 
 static iconv_t cs_open(const char *name)
 {
@@ -292,6 +328,7 @@ static iconv_t cs_open(const char *name)
 	}
 	if (lru->used && lru->cd != (iconv_t)-1)
 		iconv_close(lru->cd);
+	cs_register();
 	sd_strlcpy(lru->name, name, strlen(name), sizeof(lru->name));
 	lru->cd = iconv_open("UTF-8", name);
 	lru->used = ++cs_tick;

@@ -6,8 +6,8 @@
  *
  * Charset conversion (sd_to_utf8, declared in mime.h) uses glibc iconv. Descriptors are
  * cached per thread (_Thread_local, a few entries, least recently used replaced), so
- * the cache is thread-safe; the descriptors of a thread are released only at process
- * exit (a handful per thread).
+ * the cache is thread-safe; the descriptors of a thread are closed when it ends (a
+ * pthread key's destructor), so short-lived threads do not pile them up.
  */
 #ifndef SD_CHARSET_H
 #define SD_CHARSET_H

@@ -72,9 +72,11 @@ void smtpdiag_scanner_reftime(smtpdiag_scanner *s, int64_t t)
 
 smtpdiag_scanner *smtpdiag_scanner_new(unsigned flags)
 {
-	smtpdiag_scanner *s = calloc(1, sizeof(*s));
+	smtpdiag_scanner *s;
 
-	if (!s)
+	if (flags & ~(unsigned)SMTPDIAG_SCAN_UTC)
+		return NULL;
+	if (!(s = calloc(1, sizeof(*s))))
 		return NULL;
 	s->flags = flags;
 	sd_arena_init(&s->arena);

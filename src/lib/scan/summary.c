@@ -7,6 +7,7 @@
  * are kept by queue id (at most SMTPDIAG_SUMMARY_MAX_LATE). The writers sort
  * copies of the rows, so nothing is shared between summaries. */
 #include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -414,6 +415,26 @@ static int done(sd_buf *b)
 
 /* ---- the readable report ---- */
 
+/* One report line whose fields come from logs: control characters and bytes
+ * that are no UTF-8 are escaped (sd_buf_text), the line end is kept. */
+static void safe_line(sd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void safe_line(sd_buf *b, const char *fmt, ...)
+{
+	sd_buf t;
+	va_list ap;
+
+	sd_buf_init(&t);
+	va_start(ap, fmt);
+	sd_buf_vprintf(&t, fmt, ap);
+	va_end(ap);
+	if (t.oom)
+		b->oom = 1;
+	else if (t.len)
+		sd_buf_text(b, t.data, t.len);
+	sd_buf_putc(b, '\n');
+	sd_buf_free(&t);
+}
+
 static void ctr_text(const sum_ctr *c, const char *title, sd_buf *b)
 {
 	sum_row *rows = ctr_rows(c);
@@ -424,7 +445,7 @@ static void ctr_text(const sum_ctr *c, const char *title, sd_buf *b)
 		return;
 	}
 	for (size_t i = 0; i < c->n && i < SMTPDIAG_SUMMARY_ROWS; i++)
-		sd_buf_printf(b, "  %10lu  %s\n", rows[i].count, rows[i].key[0] ? rows[i].key : "(none)");
+		safe_line(b, "  %10lu  %s", rows[i].count, rows[i].key[0] ? rows[i].key : "(none)");
 	if (c->n > SMTPDIAG_SUMMARY_ROWS)
 		sd_buf_printf(b, "  %10lu  (%zu more)\n", rows_rest(rows, c->n), c->n - SMTPDIAG_SUMMARY_ROWS);
 	if (c->other)
@@ -444,7 +465,7 @@ static void late_text(const smtpdiag_summary *s, sd_buf *b)
 		return;
 	}
 	for (size_t i = 0; i < s->nlate && i < SMTPDIAG_SUMMARY_ROWS; i++)
-		sd_buf_printf(b, "  %-16s %5.1f days  %-32s %-16s %s\n", rows[i]->queueid,
+		safe_line(b, "  %-16s %5.1f days  %-32s %-16s %s", rows[i]->queueid,
 			      (double)rows[i]->delay / SUM_DAY_SECONDS, nz(rows[i]->recipient), nz(rows[i]->reason),
 			      nz(rows[i]->status));
 	if (s->nlate > SMTPDIAG_SUMMARY_ROWS)

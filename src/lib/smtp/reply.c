@@ -93,6 +93,8 @@ static int parse_line(sd_str line, int *code, int *cont, sd_str *rest)
 	return 0;
 }
 
+/* The line at *pos and its end (CRLF, LF or CR). The cursor always moves:
+ * an empty line still consumes its line end. */
 static int next_line(const char *p, size_t n, size_t *pos, sd_str *line)
 {
 	size_t i = *pos, s = i;
@@ -105,7 +107,7 @@ static int next_line(const char *p, size_t n, size_t *pos, sd_str *line)
 	line->n = i - s;
 	if (i < n && p[i] == '\r')
 		i++;
-	if (i < n && p[i] == '\n' && (i == 0 || p[i - 1] != '\n' || p[i - 1] == '\r'))
+	if (i < n && p[i] == '\n')
 		i++;
 	*pos = i;
 	return 1;
