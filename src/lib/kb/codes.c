@@ -65,7 +65,35 @@ typedef struct vrow {
 	int matchable;          /* its pieces hold SD_VENDOR_MATCH_MIN characters or more */
 	size_t aoff, alen;      /* the longest word of the first piece's required prefix:
 				 * a text without it cannot match (one memchr-driven search) */
+	unsigned short bg[3];   /* hashes of three letter pairs of that word: a text */
+	int nbg;                /* lacking one of them cannot hold the word */
 } vrow;
+
+/* Letter pairs of a text, case folded, hashed into a small bit set: a row whose
+ * word has a pair the text lacks is passed over without a search. */
+#define VB_PAIR_BITS 4096
+
+static unsigned pair_hash(int a, int b)
+{
+	return ((unsigned)sd_tolower(a) * 131u + (unsigned)sd_tolower(b)) & (VB_PAIR_BITS - 1);
+}
+
+static void pairs_of(const char *t, size_t tn, uint64_t *set)
+{
+	memset(set, 0, VB_PAIR_BITS / 8);
+	for (size_t i = 0; i + 1 < tn; i++) {
+		unsigned h = pair_hash((unsigned char)t[i], (unsigned char)t[i + 1]);
+		set[h >> 6] |= 1ull << (h & 63);
+	}
+}
+
+static int pairs_hold(const vrow *r, const uint64_t *set)
+{
+	for (int i = 0; i < r->nbg; i++)
+		if (!(set[r->bg[i] >> 6] & (1ull << (r->bg[i] & 63))))
+			return 0;
+	return 1;
+}
 
 static vrow *vrows;
 static pthread_once_t vonce = PTHREAD_ONCE_INIT;
@@ -155,6 +183,12 @@ static void vrow_anchor(const char *const *pieces, vrow *r)
 			r->aoff = b;
 			r->alen = i - b;
 		}
+	}
+	if (r->alen >= 2) {
+		const char *w = p + r->aoff;
+		size_t at[3] = { 0, r->alen / 2 - 1, r->alen - 2 };
+		for (int k = 0; k < 3; k++)
+			r->bg[r->nbg++] = (unsigned short)pair_hash((unsigned char)w[at[k]], (unsigned char)w[at[k] + 1]);
 	}
 }
 
@@ -284,9 +318,13 @@ const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *tex
 	size_t from = 0, to = sd_kb_nvendors, best = 0;
 	const sd_kb_vendor *hit = NULL;
 
+	uint64_t pairs[VB_PAIR_BITS / 64];
+
 	pthread_once(&vonce, vrows_init);
 	if (!vrows)
 		return NULL;
+	if (tn)
+		pairs_of(text, tn, pairs);
 	b = has_st ? vbucket(st->cls, st->subject) : 0;
 	if (vidx && b != VB_OTHER && !generic_status(has_st ? st : NULL)) {
 		from = vstart[b];
@@ -302,8 +340,8 @@ const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *tex
 				return v;
 			continue;
 		}
-		if (!vrows[i].matchable || (vrows[i].alen &&
-		    !sd_memcasemem(text, tn, v->pieces[0] + vrows[i].aoff, vrows[i].alen)))
+		if (!vrows[i].matchable || (vrows[i].alen && (!pairs_hold(&vrows[i], pairs) ||
+		    !sd_memcasemem(text, tn, v->pieces[0] + vrows[i].aoff, vrows[i].alen))))
 			continue;
 		sc = pieces_score(v->pieces, text, tn);
 		if (sc > best) {
