@@ -638,10 +638,12 @@ typedef struct smtpdiag_store_filter {
 	const char *reason;      /* the suppressing reason */
 	int64_t since;           /* suppressed at or after this time */
 	int64_t now;             /* the time to judge at (0: now) */
+	const char *after;       /* only addresses after this one, in address order
+				  * (the last of the previous page; NULL: from the first) */
 } smtpdiag_store_filter;
 
 /* Call fn for each suppressed address (by address). A callback's non-zero
- * return stops the walk and is returned. */
+ * return stops the walk and is returned: with f->after, a page at a time. */
 int smtpdiag_store_suppressed(smtpdiag_store *s, const smtpdiag_store_filter *f,
 			      smtpdiag_addr_fn fn, void *ctx, smtpdiag_error *err);
 /* An address's state (fn once) and history (ev once per event, oldest first).

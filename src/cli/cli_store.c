@@ -21,7 +21,7 @@ void cli_store_set(cli_store *o, const char *key, const char *value)
 	}
 }
 
-static int load_policy(cli_store *o, smtpdiag_policy *pol, const char *cmd)
+int cli_store_policy(cli_store *o, smtpdiag_policy *pol, const char *cmd)
 {
 	const char *file = o->policy_file ? o->policy_file : getenv("SMTPDIAG_POLICY");
 	smtpdiag_error err = { 0, "" };
@@ -59,7 +59,7 @@ int cli_store_open(cli_store *o, const char *cmd)
 
 	if (!o->url)
 		o->url = env && *env ? env : CLI_STORE_DEFAULT;
-	if ((rc = load_policy(o, &pol, cmd)) >= 0)
+	if ((rc = cli_store_policy(o, &pol, cmd)) >= 0)
 		return rc;
 	if ((rc = smtpdiag_store_open(o->url, &pol, &o->st, &err)) < 0) {
 		cli_err("%s: store %s: %s", cmd, o->url, err.message[0] ? err.message : smtpdiag_strerror(rc));

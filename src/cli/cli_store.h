@@ -20,6 +20,9 @@ typedef struct cli_store {
 /* Open o->st with the URL and policy. Returns -1, or an exit status after
  * saying why on stderr. */
 int cli_store_open(cli_store *o, const char *cmd);
+/* The policy: o->policy_file (else $SMTPDIAG_POLICY), then the keys given by
+ * flags. Returns -1, or an exit status after saying why on stderr. */
+int cli_store_policy(cli_store *o, smtpdiag_policy *pol, const char *cmd);
 /* Add one policy key given by a flag. */
 void cli_store_set(cli_store *o, const char *key, const char *value);
 /* A record could not be stored: name it (file:line) on stderr, up to the limit.

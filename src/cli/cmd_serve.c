@@ -4,13 +4,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_store.h"
 #include "opts.h"
 #include "../httpd/httpd.h"
 
 enum {
 	V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_BODY_TOTAL, V_MAX_CONN, V_MAX_CONN_PER_IP, V_TIMEOUT,
 	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_RULES, V_MAILGUN_KEY, V_POSTMARK_AUTH,
-	V_SENDGRID_KEY, V_END
+	V_SENDGRID_KEY, V_STORE, V_TOKEN_FILE, V_OPEN_READS, V_END
 };
 
 static const cli_opt opts[] = {
@@ -47,6 +48,17 @@ static const cli_opt opts[] = {
 	[V_SENDGRID_KEY] = { "sendgrid-public-key", 0, CLI_VALUE, "FILE",
 			     "/api/v1/events: SendGrid posts must carry an ECDSA signature that the "
 			     "public key in FILE (PEM or base64) verifies; else 401" },
+	[V_STORE] = { "store", 0, CLI_VALUE, "URL",
+		      "record what /api/v1/events decodes into this store (sqlite:PATH or "
+		      "postgresql://...) and serve /api/v1/suppressions from it; default: "
+		      "$SMTPDIAG_STORE, else no store" },
+	[V_TOKEN_FILE] = { "token-file", 0, CLI_VALUE, "FILE",
+			   "bearer tokens, one a line (TOKEN or NAME:TOKEN): writes to the store then "
+			   "need one, and one opens reads to any client; without it only loopback "
+			   "clients write" },
+	[V_OPEN_READS] = { "open-reads", 0, CLI_FLAG, NULL,
+			   "store reads (/api/v1/suppressions) open to every client, not only "
+			   "loopback ones" },
 	[V_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -61,13 +73,19 @@ static const cli_cmd serve_cmd = {
 	"  /api/v1/explain    GET ?q=CODE or POST text: the explain object (JSON)\n"
 	"  /api/v1/decode     POST a raw email or an mbox: an array of facts (JSON)\n"
 	"  /api/v1/events     POST ESP webhook bodies: verdicts, counts, errors (JSON)\n"
-	"  /api/v1/codes      the index (JSON)       /healthz   liveness (JSON)\n",
+	"  /api/v1/codes      the index (JSON)       /healthz   liveness (JSON)\n"
+	"  /api/v1/suppressions[/ADDRESS]  with --store: GET suppressed addresses, one\n"
+	"                     address's state and history; DELETE releases one\n",
 	"BYTES may end in K or M. One access-log line per request goes to stderr (Common\n"
 	"Log Format, then the time taken). SIGINT or SIGTERM stops the server after the\n"
 	"requests in flight (at most 3 seconds; a handler still running then is left to\n"
 	"the exit). A warning goes to stderr when the server listens beyond loopback or\n"
 	"runs as root without --user. /api/v1/events takes a service's posts unchecked\n"
 	"unless its key option is given; key files are read before --user applies.\n"
+	"Store reads are open to loopback clients, writes (DELETE, recording events)\n"
+	"to loopback clients without --token-file and to a token's holder with it;\n"
+	"a post signed with a configured key may record too. $SMTPDIAG_POLICY sets\n"
+	"the suppression policy.\n"
 	"Exit status: 0 stopped by a signal, 2 bad usage or cannot listen, 3 internal failure.\n",
 	opts, 0
 };
@@ -93,6 +111,7 @@ typedef struct serve_args {
 	httpd_config c;
 	const char *rules; /* --rules */
 	httpd_events_keys keys; /* --mailgun-signing-key, --postmark-basic-auth, --sendgrid-public-key */
+	httpd_store_opts store; /* --store, --token-file, --open-reads */
 } serve_args;
 
 static int on_opt(const cli_parse *p, int id, void *ctx)
@@ -144,7 +163,36 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case V_SENDGRID_KEY:
 		a->keys.sendgrid = p->value;
 		break;
+	case V_STORE:
+		if (!p->value[0])
+			return cli_bad_value(p, "a store URL (sqlite:PATH or postgresql://...)");
+		a->store.url = p->value;
+		break;
+	case V_TOKEN_FILE:
+		a->store.token_file = p->value;
+		break;
+	case V_OPEN_READS:
+		a->store.open_reads = 1;
+		break;
 	}
+	return -1;
+}
+
+/* The store's URL ($SMTPDIAG_STORE when no --store; none when neither), its
+ * policy, the tokens. Returns -1, or an exit status after saying why. */
+static int store_setup(serve_args *a)
+{
+	const char *env = getenv("SMTPDIAG_STORE");
+	cli_store o = { .url = NULL };
+	char err[256] = "";
+	int rc;
+
+	if (!a->store.url && env && *env)
+		a->store.url = env;
+	if ((rc = cli_store_policy(&o, &a->store.policy, "serve")) >= 0)
+		return rc;
+	if (httpd_store_init(&a->store, err, sizeof(err)) < 0)
+		return cli_usage(&serve_cmd, "%s", err);
 	return -1;
 }
 
@@ -165,6 +213,8 @@ int cmd_serve(int argc, char **argv)
 		return cli_usage(&serve_cmd, "--max-body-total must be at least --max-body");
 	if (httpd_events_init(&a.keys, err, sizeof(err)) < 0)
 		return cli_usage(&serve_cmd, "%s", err);
+	if ((rc = store_setup(&a)) >= 0)
+		return rc;
 	if ((rc = cli_rules_load("serve", a.rules, &rules)) >= 0)
 		return rc;
 	c->rules = rules;

@@ -209,7 +209,7 @@ static int do_prune(args *a)
 
 static int dispatch(args *a, int sub, char **ops, int n)
 {
-	smtpdiag_store_filter f = { a->domain, a->reason, a->since, 0 };
+	smtpdiag_store_filter f = { a->domain, a->reason, a->since, 0, NULL };
 
 	switch (sub) {
 	case 0: return do_ingest(a, ops, n);

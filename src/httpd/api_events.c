@@ -9,12 +9,15 @@
  * those vocabularies; ?all-events=1 also reports deliveries, opens, clicks.
  * When a key is configured for a service whose events the body holds, its
  * signature is checked first (events_auth.c): a wrong or missing one is a 401
- * and nothing is decoded. */
+ * and nothing is decoded. With a store (serve --store), the records are also
+ * recorded, when the client may write (api_store.c), and the answer carries
+ * ,"store":{"recorded":N,"duplicates":N,"errors":N}; 503 when the store failed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "events.h"
+#include "api_store.h"
 
 #define EV_MAX_TAX 8         /* taxonomies in ?taxonomy= */
 #define EV_TAX_ARG 128       /* bytes of ?taxonomy= */
@@ -24,6 +27,7 @@ typedef struct ev_out {
 	smtpdiag_buf res;          /* the result records, comma-separated */
 	smtpdiag_buf err;          /* the error objects, comma-separated */
 	const smtpdiag_event_counts *cnt;
+	store_rec rec;             /* recording into the store, when there is one */
 	const char *tax[EV_MAX_TAX];
 	size_t ntax, nres, nerr;
 } ev_out;
@@ -80,9 +84,10 @@ static void put_error(ev_out *o, const char *msg)
 
 static void on_event(void *arg, const smtpdiag_fact *f, const smtpdiag_error *e)
 {
-	if (f)
+	if (f) {
 		put_fact(arg, f);
-	else if (e)
+		store_rec_fact(&((ev_out *)arg)->rec, f);
+	} else if (e)
 		put_error(arg, e->message);
 }
 
@@ -133,24 +138,7 @@ static unsigned events_flags(hreq *r)
 /* 401 with a JSON error; WWW-Authenticate when Basic credentials are asked for. */
 static enum MHD_Result refuse(hreq *r, const char *why, int basic)
 {
-	struct MHD_Response *resp;
-	smtpdiag_buf b = { 0 };
-	enum MHD_Result ret;
-	size_t len;
-
-	hb_puts(&b, "{\"error\":");
-	hb_json(&b, why);
-	hb_puts(&b, ",\"status\":401}\n");
-	len = b.len;
-	if (!(resp = make_response(&b, "application/json")))
-		return reply_error(r, 503, "out of memory");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	if (basic)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-					"Basic realm=\"smtpdiag events\", charset=\"UTF-8\"");
-	ret = reply_shared(r, 401, resp, len);
-	MHD_destroy_response(resp);
-	return ret;
+	return reply_refuse(r, 401, why, basic ? "Basic realm=\"smtpdiag events\", charset=\"UTF-8\"" : NULL);
 }
 
 static enum MHD_Result answer(hreq *r, ev_out *o)
@@ -158,6 +146,7 @@ static enum MHD_Result answer(hreq *r, ev_out *o)
 	const smtpdiag_event_counts *c = o->cnt;
 	int bad = c->events == c->errors; /* nothing read as an event */
 	smtpdiag_buf b = { 0 };
+	int failed;
 
 	hb_puts(&b, "{\"results\":[");
 	hb_put(&b, o->res.data, o->res.len);
@@ -167,6 +156,7 @@ static enum MHD_Result answer(hreq *r, ev_out *o)
 	hb_puts(&b, "\"errors\":[");
 	hb_put(&b, o->err.data, o->err.len);
 	hb_puts(&b, o->nerr ? "\n]" : "]");
+	failed = store_rec_end(&o->rec, &b);
 	if (bad)
 		hb_puts(&b, ",\"error\":\"nothing in the body reads as events of a known service\",\"status\":400");
 	hb_puts(&b, "}\n");
@@ -174,7 +164,9 @@ static enum MHD_Result answer(hreq *r, ev_out *o)
 		b.oom = 1;
 	smtpdiag_buf_free(&o->res);
 	smtpdiag_buf_free(&o->err);
-	return reply_buf(r, bad ? 400 : 200, "application/json", &b);
+	if (failed)
+		r->retry_after = 1;
+	return reply_buf(r, bad ? 400 : failed ? failed : 200, "application/json", &b);
 }
 
 enum MHD_Result api_events(hreq *r)
@@ -185,7 +177,8 @@ enum MHD_Result api_events(hreq *r)
 	ev_out o = { .cnt = &cnt };
 	char tax[EV_TAX_ARG], why[EV_WHY];
 	smtpdiag_decoder *d;
-	int basic;
+	unsigned long mask = 0;
+	int basic, st;
 
 	OFFLOAD(r);
 	if (!r->blen)
@@ -194,14 +187,19 @@ enum MHD_Result api_events(hreq *r)
 		return reply_error(r, 400, "unknown service in ?esp= (see smtpdiag decode --help)");
 	if ((msg = taxonomies(&o, req_arg(r, "taxonomy"), tax)) != NULL)
 		return reply_error(r, 400, msg);
-	if (events_auth_any() &&
-	    events_auth_check(r, smtpdiag_events_services(r->body, r->blen, esp), &basic, why, sizeof(why)) < 0)
+	if (events_auth_any() || store_on())
+		mask = smtpdiag_events_services(r->body, r->blen, esp);
+	if (events_auth_any() && events_auth_check(r, mask, &basic, why, sizeof(why)) < 0)
 		return refuse(r, why, basic);
+	if ((st = store_rec_begin(r, events_auth_covers(mask), &o.rec)) != 0)
+		return store_refuse(r, st, o.rec.why);
 	if (!(d = thread_decoder(events_flags(r))))
 		return reply_error(r, 503, "cannot create a decoder");
 	if (smtpdiag_decode_events(d, r->body, r->blen, "body", esp, on_event, &o, &cnt, &err) < 0) {
 		smtpdiag_buf_free(&o.res);
 		smtpdiag_buf_free(&o.err);
+		store_rec_end(&o.rec, &o.res); /* what was read before: recorded */
+		smtpdiag_buf_free(&o.res);
 		return reply_error(r, 400, err.message[0] ? err.message : "cannot read the events");
 	}
 	return answer(r, &o);

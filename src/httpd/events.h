@@ -35,6 +35,9 @@ int crypto_equal(const void *a, const void *b, size_t n);
 /* ---- the checks (events_auth.c) ---- */
 /* Is a key configured for any service? */
 int events_auth_any(void);
+/* Has every service in mask (none empty) a key, so that a post that passed
+ * events_auth_check was signed by each? */
+int events_auth_covers(unsigned long mask);
 /* Check the post's signature for each service in mask (bits of smtpdiag_esp_name)
  * that has a key. 0: go on; -1: refuse, why in why (and *basic set when the
  * answer should ask for HTTP Basic credentials). */

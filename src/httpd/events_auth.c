@@ -152,6 +152,16 @@ int events_auth_any(void)
 	return keys[K_MAILGUN].on || keys[K_POSTMARK].on || keys[K_SENDGRID].on;
 }
 
+int events_auth_covers(unsigned long mask)
+{
+	unsigned long left = mask;
+
+	for (int k = 0; k < K_COUNT; k++)
+		if (keys[k].on)
+			left &= ~keys[k].bit;
+	return mask && !left;
+}
+
 /* ---- Mailgun ---- */
 
 typedef struct mg_sig {

@@ -58,4 +58,18 @@ typedef struct httpd_events_keys {
  * call once before httpd_run. Returns 0, or -1 with the reason in err. */
 int httpd_events_init(const httpd_events_keys *k, char *err, size_t errlen);
 
+/* The store behind /api/v1/suppressions and the recording of /api/v1/events
+ * (docs/store.md, "Over HTTP"). */
+typedef struct httpd_store_opts {
+	const char *url;          /* NULL: no store, those routes answer 404 */
+	smtpdiag_policy policy;   /* for each handler thread's handle */
+	const char *token_file;   /* bearer tokens, "[NAME:]TOKEN" a line; NULL: none, and
+				   * writes only from loopback */
+	int open_reads;           /* reads open to any client, not only loopback */
+} httpd_store_opts;
+
+/* Read the tokens (before --user applies) and keep the options (copied); call
+ * once before httpd_run. Returns 0, or -1 with the reason in err. */
+int httpd_store_init(const httpd_store_opts *o, char *err, size_t errlen);
+
 #endif

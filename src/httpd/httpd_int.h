@@ -12,7 +12,7 @@
 #include "httpd.h"
 
 /* Methods, as bits for route tables. HEAD is served wherever GET is. */
-enum { HM_GET = 1, HM_HEAD = 2, HM_POST = 4, HM_OTHER = 8 };
+enum { HM_GET = 1, HM_HEAD = 2, HM_POST = 4, HM_OTHER = 8, HM_DELETE = 16 };
 
 /* Kinds of request body a route accepts (checked against Content-Type). */
 enum { HB_NONE = 0, HB_TEXT, HB_FORM, HB_MAIL, HB_EVENTS };

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "httpd_int.h"
+#include "api_store.h"
 
 static enum MHD_Result static_css(hreq *r);
 static enum MHD_Result static_js(hreq *r);
@@ -17,6 +18,8 @@ static const route routes[] = {
 	{ "/api/v1/decode", 0, HM_POST, HB_MAIL, api_decode },
 	{ "/api/v1/codes", 0, HM_GET, HB_NONE, api_codes },
 	{ "/api/v1/events", 0, HM_POST, HB_EVENTS, api_events },
+	{ "/api/v1/suppressions", 0, HM_GET, HB_NONE, api_suppressions },
+	{ "/api/v1/suppressions/", 1, HM_GET | HM_DELETE, HB_NONE, api_suppression },
 	{ "/healthz", 0, HM_GET, HB_NONE, api_health },
 	{ "/static/style.css", 0, HM_GET, HB_NONE, static_css },
 	{ "/static/app.js", 0, HM_GET, HB_NONE, static_js },

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "httpd_int.h"
+#include "api_store.h"
 
 #define HTTPD_DRAIN_MS 3000    /* how long shutdown waits for requests in flight */
 #define HTTPD_FD_SPARE 64      /* descriptors kept for other uses than connections */
@@ -189,8 +190,9 @@ enum MHD_Result reply_405(hreq *r, unsigned allowed)
 	char allow[32] = "";
 	enum MHD_Result ret;
 
-	snprintf(allow, sizeof(allow), "%s%s", allowed & HM_GET ? "GET, HEAD" : "",
-		 allowed & HM_POST ? (allowed & HM_GET ? ", POST" : "POST") : "");
+	snprintf(allow, sizeof(allow), "%s%s%s", allowed & HM_GET ? "GET, HEAD" : "",
+		 allowed & HM_POST ? (allowed & HM_GET ? ", POST" : "POST") : "",
+		 allowed & HM_DELETE ? (allowed & (HM_GET | HM_POST) ? ", DELETE" : "DELETE") : "");
 	if (req_is_api(r)) {
 		smtpdiag_buf_printf(&b, "{\"error\":\"method %s not allowed here; use %s\",\"status\":405}\n", r->mname, allow);
 	} else {
@@ -241,6 +243,8 @@ static unsigned method_bit(const char *m)
 		return HM_HEAD;
 	if (!strcmp(m, "POST"))
 		return HM_POST;
+	if (!strcmp(m, "DELETE"))
+		return HM_DELETE;
 	return HM_OTHER;
 }
 
@@ -617,7 +621,7 @@ static struct MHD_Daemon *start_all(httpd_config *c, char *err, size_t errlen)
 	if ((fd = listen_open(c->listen, err, errlen, where, sizeof(where))) < 0)
 		return NULL;
 	listen_warn(fd, where, c->user);
-	if (c->user && listen_drop(c->user, err, errlen) < 0) {
+	if ((c->user && listen_drop(c->user, err, errlen) < 0) || store_start(err, errlen) < 0) {
 		close(fd);
 		return NULL;
 	}

@@ -143,14 +143,16 @@ int smtpdiag_store_suppressed(smtpdiag_store *s, const smtpdiag_store_filter *f,
 			      smtpdiag_addr_fn fn, void *ctx, smtpdiag_error *err)
 {
 	walk w = { s, f, now_or(f ? f->now : 0), fn, ctx, 0, 0 };
-	char dom[ST_MAX_FIELD];
-	st_val p = { dom, 0 };
+	char dom[ST_MAX_FIELD], after[ST_MAX_FIELD];
+	st_val p[2] = { { dom, 0 }, { after, 0 } };
 
 	if (!s || !fn)
 		return st_err(err, SMTPDIAG_EINVAL, "no store or callback");
 	lower(dom, f && f->domain ? f->domain : "", sizeof(dom));
+	lower(after, f && f->after ? f->after : "", sizeof(after));
 	return s->be->query(s, "SELECT " ADDR_COLS " FROM addresses WHERE " SUPPRESSIBLE
-			    " AND ($1 = '' OR domain = $1) ORDER BY address", &p, 1, on_candidate, &w, NULL, err);
+			    " AND ($1 = '' OR domain = $1) AND address > $2 ORDER BY address", p, 2,
+			    on_candidate, &w, NULL, err);
 }
 
 /* Every address matching where (SQL after WHERE) to fn, judged at now. */
