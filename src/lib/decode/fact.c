@@ -29,6 +29,11 @@ typedef struct fact_work {
 	const char *diagtype;
 	const char *command;
 	const char *action;
+	/* what the verdict engine was asked, and the vendor row it matched */
+	char ev_status[SD_STATUS_MAX];
+	int ev_replycode;
+	const sd_kb_vendor *matched;
+	int asked;
 } fact_work;
 
 static const char *cstr(sd_arena *a, sd_str s)
@@ -243,6 +248,10 @@ static void decide(fact_work *w, smtpdiag_fact *f, sd_verdict *v)
 	ev.destination = f->destination;
 	sd_urun_attach(w->c->user, &ev, NULL);
 	sd_verdict_decide(w->c->cls, &ev, v);
+	memcpy(w->ev_status, w->status, sizeof(w->ev_status));
+	w->ev_replycode = ev.replycode;
+	w->matched = v->matched;
+	w->asked = v->asked;
 }
 
 static const char *action_norm(sd_arena *a, sd_str v)
@@ -516,8 +525,12 @@ static void finish(fact_work *w, smtpdiag_fact *f, int reason)
 	memset(&ps, 0, sizeof(ps));
 	if (st[0])
 		sd_status_parse(st, strlen(st), &ps);
-	f->issues = sd_code_issues(w->replycode, st[0] ? &ps : NULL, w->diag.p,
-				   w->diag.n < FACT_ISSUE_TEXT ? w->diag.n : FACT_ISSUE_TEXT, NULL);
+	if (w->asked && w->replycode == w->ev_replycode && !strcmp(st, w->ev_status) && w->diag.n <= FACT_ISSUE_TEXT &&
+	    w->diag.n <= SD_VENDOR_TEXT_MAX) /* the engine matched the same codes and text */
+		f->issues = sd_code_issues_known(w->replycode, st[0] ? &ps : NULL, w->matched, w->diag.p, w->diag.n);
+	else
+		f->issues = sd_code_issues(w->replycode, st[0] ? &ps : NULL, w->diag.p,
+					   w->diag.n < FACT_ISSUE_TEXT ? w->diag.n : FACT_ISSUE_TEXT, NULL);
 }
 
 /* Feed s to the hash, ASCII lowercased. */

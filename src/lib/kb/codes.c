@@ -312,44 +312,74 @@ static int vrow_code_match(const vrow *r, const sd_kb_vendor *v, int rc, const s
 	return !(v->replycode && rc && v->replycode != rc);
 }
 
+/* The best of rows [from, to) of the index (or of the table without one) for
+ * the text; *best carries the score across calls. */
+typedef struct vmatch {
+	int rc;
+	const sd_status *st;
+	const char *text;
+	size_t tn;
+	uint64_t pairs[VB_PAIR_BITS / 64];
+	int paired;      /* pairs filled (on the first row that needs them) */
+	size_t best;
+	const sd_kb_vendor *hit;
+} vmatch;
+
+static int vrange(vmatch *m, size_t from, size_t to, int indexed)
+{
+	for (size_t j = from; j < to; j++) {
+		size_t i = indexed ? vidx[j] : j, sc;
+		const sd_kb_vendor *v = &sd_kb_vendors[i];
+		if (!vrow_code_match(&vrows[i], v, m->rc, m->st, 1))
+			continue;
+		if (!m->tn) {
+			if (m->rc && v->replycode == m->rc && v->differs) {
+				m->hit = v;
+				return 1;
+			}
+			continue;
+		}
+		if (vrows[i].matchable && vrows[i].alen && !m->paired) {
+			pairs_of(m->text, m->tn, m->pairs);
+			m->paired = 1;
+		}
+		if (!vrows[i].matchable || (vrows[i].alen && (!pairs_hold(&vrows[i], m->pairs) ||
+		    !sd_memcasemem(m->text, m->tn, v->pieces[0] + vrows[i].aoff, vrows[i].alen))))
+			continue;
+		sc = pieces_score(v->pieces, m->text, m->tn);
+		if (sc > m->best) {
+			m->best = sc;
+			m->hit = v;
+		}
+	}
+	return 0;
+}
+
 const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *text, size_t tn)
 {
-	int has_st = st && st->text[0], b;
-	size_t from = 0, to = sd_kb_nvendors, best = 0;
-	const sd_kb_vendor *hit = NULL;
-
-	uint64_t pairs[VB_PAIR_BITS / 64];
+	vmatch m;
+	int b;
 
 	pthread_once(&vonce, vrows_init);
 	if (!vrows)
 		return NULL;
-	if (tn)
-		pairs_of(text, tn, pairs);
-	b = has_st ? vbucket(st->cls, st->subject) : 0;
-	if (vidx && b != VB_OTHER && !generic_status(has_st ? st : NULL)) {
-		from = vstart[b];
-		to = vstart[b + 1];
+	m.rc = rc;
+	m.st = st && st->text[0] ? st : NULL;
+	m.text = text;
+	m.tn = tn > SD_VENDOR_TEXT_MAX ? SD_VENDOR_TEXT_MAX : tn;
+	m.best = 0;
+	m.hit = NULL;
+	m.paired = 0;
+	b = m.st ? vbucket(st->cls, st->subject) : 0;
+	if (!vidx || b == VB_OTHER) {
+		vrange(&m, 0, sd_kb_nvendors, 0);
+		return m.hit;
 	}
-	for (size_t j = from; j < to; j++) {
-		size_t i = vidx && b != VB_OTHER ? vidx[j] : j, sc;
-		const sd_kb_vendor *v = &sd_kb_vendors[i];
-		if (!vrow_code_match(&vrows[i], v, rc, has_st ? st : NULL, 1))
-			continue;
-		if (!tn) {
-			if (rc && v->replycode == rc && v->differs)
-				return v;
-			continue;
-		}
-		if (!vrows[i].matchable || (vrows[i].alen && (!pairs_hold(&vrows[i], pairs) ||
-		    !sd_memcasemem(text, tn, v->pieces[0] + vrows[i].aoff, vrows[i].alen))))
-			continue;
-		sc = pieces_score(v->pieces, text, tn);
-		if (sc > best) {
-			best = sc;
-			hit = v;
-		}
-	}
-	return hit;
+	/* the rows of the status's group, and for a generic X.0.0 those that give
+	 * no status (a provider that writes none) */
+	if (!vrange(&m, vstart[b], vstart[b + 1], 1) && b != 0 && generic_status(m.st))
+		vrange(&m, vstart[0], vstart[1], 1);
+	return m.hit;
 }
 
 size_t sd_vendor_rows_for_code(int rc, const sd_status *st, const sd_kb_vendor **out, size_t max)
@@ -378,7 +408,21 @@ static const struct {
 	{ "icloud.com", "Apple (iCloud Mail)" },
 };
 
+static unsigned code_issues(int rc, const sd_status *st, const char *text, size_t tn, const char **vendor,
+			    const sd_kb_vendor *const *known);
+
 unsigned sd_code_issues(int rc, const sd_status *st, const char *text, size_t tn, const char **vendor)
+{
+	return code_issues(rc, st, text, tn, vendor, NULL);
+}
+
+unsigned sd_code_issues_known(int rc, const sd_status *st, const sd_kb_vendor *v, const char *text, size_t tn)
+{
+	return code_issues(rc, st, text, tn, NULL, &v);
+}
+
+static unsigned code_issues(int rc, const sd_status *st, const char *text, size_t tn, const char **vendor,
+			    const sd_kb_vendor *const *known)
 {
 	unsigned f = 0;
 	int has_st = st && st->text[0];
@@ -394,7 +438,7 @@ unsigned sd_code_issues(int rc, const sd_status *st, const char *text, size_t tn
 		f |= SMTPDIAG_ISSUE_CLASS_MISMATCH;
 	if (ks && !(ks->allowed & (1u << st->cls)))
 		f |= SMTPDIAG_ISSUE_CLASS_NOT_ALLOWED;
-	const sd_kb_vendor *v = sd_vendor_match(rc, st, text, tn);
+	const sd_kb_vendor *v = known ? *known : sd_vendor_match(rc, st, text, tn);
 	if (v) {
 		vname = v->vendor;
 		if (v->differs)

@@ -20,7 +20,15 @@ unsigned sd_code_issues(int replycode, const sd_status *st, const char *text, si
  * wording varies over time), and rows with fewer than SD_VENDOR_MATCH_MIN
  * characters of text never match. */
 #define SD_VENDOR_MATCH_CAP 48
+/* Bytes of a text searched for a provider's wording: the reply comes first in
+ * a diagnostic, the prose after it is the bounce's own. */
+#define SD_VENDOR_TEXT_MAX 1024
 #define SD_VENDOR_MATCH_MIN 8
+
+/* sd_code_issues() when sd_vendor_match() has already answered v for the same
+ * reply code, status and text (the verdict engine asked it first). */
+unsigned sd_code_issues_known(int replycode, const sd_status *st, const sd_kb_vendor *v, const char *text,
+			      size_t textlen);
 
 /* The vendor table row whose code and text match best (most characters of its
  * pieces found), or NULL. Without text, only an exact reply-code match of a row

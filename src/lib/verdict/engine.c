@@ -461,8 +461,10 @@ void sd_verdict_decide(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
 	if (ev->status[0] && sd_status_parse(ev->status, strlen(ev->status), &st))
 		pst = &st;
 	v->cls = class_of(ev);
+	v->asked = ev->textn && ev->action != SD_EV_DELIVERED;
 	if (ev->textn && ev->action != SD_EV_DELIVERED)
 		v->vendor = sd_vendor_match(ev->replycode, pst, ev->text, ev->textn);
+	v->matched = v->vendor;
 	if (v->vendor && strlen(v->vendor->snippet) < SD_VENDOR_MIN_SNIPPET)
 		v->vendor = NULL;
 	v->reason = decide_reason(c, ev, v, user ? &uh : NULL);

@@ -74,6 +74,9 @@ typedef struct sd_verdict {
 	unsigned fixer;         /* SD_FIX_* */
 	int by;                 /* SD_BY_*: the rung of the order that decided the reason */
 	const sd_kb_vendor *vendor; /* the vendor row the text matched, or NULL */
+	const sd_kb_vendor *matched; /* what sd_vendor_match() answered for the evidence's
+				      * own codes and text (before the snippet-length rule) */
+	int asked;                  /* 1: it was asked (the evidence had text) */
 	const char *label;      /* a user rule's label, "" when none */
 	int ntrail;
 	char trail[SD_TRAIL_MAX][SD_TRAIL_LEN];
