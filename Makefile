@@ -26,8 +26,9 @@ CPPFLAGS += -Iinclude -Isrc/lib -I$(BUILD)/gen
 # (src/httpd/crypto.c).
 PKGS      = libhs libmicrohttpd zlib jansson sqlite3 libpq nettle hogweed
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $$(PKGS) 2>/dev/null))$(PKG_CFLAGS)
-PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs libhs zlib jansson sqlite3 libpq 2>/dev/null || \
-                echo -lhs -lz -ljansson -lsqlite3 -lpq) -ldl)$(PKG_LIBS)
+# libpq too is opened at run time, by the first postgresql:// store (src/lib/store/pq_load.c).
+PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs libhs zlib jansson sqlite3 2>/dev/null || \
+                echo -lhs -lz -ljansson -lsqlite3) -ldl -lpthread)$(PKG_LIBS)
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
 
 LIB_SRC   = $(sort $(shell find src/lib -name "*.c"))

@@ -8,6 +8,7 @@
  * then the soft window of the addresses touched. A deadlock or serialization
  * failure runs the batch again. The schema is made under an advisory lock. */
 #include <libpq-fe.h>
+#include "store/pq_load.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,8 +140,14 @@ static int pg_open(smtpdiag_store *s, const char *url, smtpdiag_error *err)
 	pg *g = calloc(1, sizeof(*g));
 	int rc;
 
+	char why[256];
+
 	if (!g)
 		return st_err(err, SMTPDIAG_ENOMEM, "out of memory");
+	if (sd_pq_load(why, sizeof(why)) < 0) {
+		free(g);
+		return st_err(err, SMTPDIAG_ESTORE, "%s", why);
+	}
 	s->impl = g;
 	sd_buf_init(&g->copy);
 	g->c = PQconnectdb(url);
