@@ -25,6 +25,7 @@
 #define FILE_CHUNK ((size_t)64 << 10) /* read files 64 KiB at a time (stays in cache) */
 /* an mbox message held longer than this is over the limit: dropped, not read whole */
 #define HOLD_MAX ((size_t)SMTPDIAG_MAX_MESSAGE + STDIN_CHUNK)
+#define INPUT_MAX_EVENTS ((size_t)1 << 30) /* a JSON events file, read whole */
 #define SKIP_TAIL ((size_t)64 << 10) /* bytes kept of a dropped message: the next From_ line may start there */
 #define SKIP_CONTEXT 3               /* bytes before a From_ line the splitter looks at */
 #define PATH_LIMIT 4096              /* longest path read; a longer one is an error */
@@ -168,10 +169,28 @@ static void stream(const input_walker *w, reader *r, size_t chunk)
 	}
 }
 
-/* A file of one message, read whole (it is at most SMTPDIAG_MAX_MESSAGE). */
+/* Does the buffer start, after white space, like JSON ('{' or '[')? ESP
+ * webhook events come in large JSON Lines files. */
+static int looks_json(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+		i++;
+	return i < n && (p[i] == '{' || p[i] == '[');
+}
+
+/* A file of one message, read whole (it is at most SMTPDIAG_MAX_MESSAGE), or
+ * a file of JSON events (at most INPUT_MAX_EVENTS). */
 static void read_whole(const input_walker *w, reader *r)
 {
-	if (r->size > SMTPDIAG_MAX_MESSAGE) {
+	int json = looks_json(r->buf, r->len);
+
+	if (json && r->size > INPUT_MAX_EVENTS) {
+		w->on_err(w->ctx, r->name, "events file larger than 1 GiB (INPUT_MAX_EVENTS): split it");
+		return;
+	}
+	if (!json && r->size > SMTPDIAG_MAX_MESSAGE) {
 		w->on_err(w->ctx, r->name, "message larger than 64 MiB (SMTPDIAG_MAX_MESSAGE)");
 		return;
 	}
