@@ -542,7 +542,7 @@ int smtpdiag_summary_json(const smtpdiag_summary *s, smtpdiag_buf *out);
  * Records are written in batches of SMTPDIAG_STORE_BATCH, one transaction each.
  * A store is not thread-safe: use one per thread (or process). */
 
-#define SMTPDIAG_STORE_BATCH 5000          /* records per transaction */
+#define SMTPDIAG_STORE_BATCH 50000         /* records per transaction */
 #define SMTPDIAG_STORE_MAX_LINE (1u << 20) /* longest JSON line (SMTPDIAG_ELIMIT) */
 #define SMTPDIAG_STORE_MAX_URL 4096
 

@@ -93,5 +93,5 @@ expect_same "scan --store records what scan | store ingest does" "$TMP/a" "$TMP/
 # ---- writers at once, and a run killed midway ----
 sh tools/gen-verdicts.sh 40000 6000 7 >"$TMP/gen.jsonl"
 store_concurrent_checks sqlite "sqlite:$TMP/one.db" "sqlite:$TMP/four.db" "$TMP/gen.jsonl"
-sh tools/gen-verdicts.sh 150000 20000 8 >"$TMP/big.jsonl"
+sh tools/gen-verdicts.sh 250000 20000 8 >"$TMP/big.jsonl"
 store_kill_checks sqlite "sqlite:$TMP/killed.db" "sqlite:$TMP/whole.db" "$TMP/big.jsonl"

@@ -80,13 +80,14 @@ store_concurrent_checks() {
 # was committed is whole batches; running it again ends as one clean run.
 store_kill_checks() {
 	name=$1; url=$2; whole=$3; v=$4
+	batch=$(sed -n 's/^#define SMTPDIAG_STORE_BATCH \([0-9]*\).*/\1/p' include/smtpdiag.h)
 	"$BIN" store --store "$url" stats >/dev/null
 	"$BIN" store --store "$url" ingest "$v" >/dev/null 2>&1 &
 	pid=$!
 	i=0
 	while [ $i -lt 200 ]; do
 		c=$("$BIN" store --store "$url" stats 2>/dev/null | awk '$1 == "events" { print $2 }')
-		[ "${c:-0}" -ge 5000 ] && break
+		[ "${c:-0}" -ge "$batch" ] && break
 		sleep 0.05; i=$((i + 1))
 	done
 	kill -9 "$pid" 2>/dev/null
@@ -95,10 +96,10 @@ store_kill_checks() {
 	n=$((n + 1))
 	if [ "${c:-0}" -ge "$(wc -l <"$v")" ]; then
 		echo "not ok $n - $name: the ingest ended before the kill ($c records): give it a larger file"
-	elif [ "${c:-0}" -gt 0 ] && [ $(( ${c:-0} % 5000 )) -eq 0 ]; then
+	elif [ "${c:-0}" -gt 0 ] && [ $(( ${c:-0} % batch )) -eq 0 ]; then
 		echo "ok $n - $name: killed midway, whole batches only were kept ($c records)"
 	else
-		echo "not ok $n - $name: killed midway, $c records kept: not whole batches of 5000"; fi
+		echo "not ok $n - $name: killed midway, $c records kept: not whole batches of $batch"; fi
 	"$BIN" store --store "$url" ingest "$v" >"$TMP/rerun" 2>&1
 	"$BIN" store --store "$whole" ingest "$v" >/dev/null 2>&1
 	n=$((n + 1))

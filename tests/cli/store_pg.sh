@@ -70,5 +70,5 @@ F=$(mkdb four)
 store_concurrent_checks postgresql "$(mkdb one)" "$F" "$TMP/gen.jsonl"
 "$BIN" store --store "sqlite:$TMP/gen.db" ingest "$TMP/gen.jsonl" >/dev/null
 same_state "4 PostgreSQL writers end as one SQLite writer" "sqlite:$TMP/gen.db" "$F"
-sh tools/gen-verdicts.sh 150000 20000 12 >"$TMP/big.jsonl"
+sh tools/gen-verdicts.sh 250000 20000 12 >"$TMP/big.jsonl"
 store_kill_checks postgresql "$(mkdb killed)" "$(mkdb whole)" "$TMP/big.jsonl"

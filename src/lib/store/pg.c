@@ -235,27 +235,35 @@ static int copy_in(pg *g, smtpdiag_error *err)
 	return ok ? 0 : SMTPDIAG_ESTORE;
 }
 
-#define LATEST(col) "(array_agg(" col " ORDER BY ts DESC, key DESC))[1]"
-#define FIRST_IF(col, cond) "coalesce((array_agg(" col " ORDER BY ts, key) FILTER (WHERE " cond "))[1], '')"
-#define LATEST_IF(col, cond) "coalesce((array_agg(" col " ORDER BY ts DESC, key DESC) FILTER (WHERE " cond "))[1], '')"
+/* The new events of the batch summed per address: the counts and times by one
+ * grouping, and the rows that decide (the latest event, the first suppressing
+ * one, the latest soft bounce) each by one DISTINCT ON, ordered by (time, key)
+ * as the upsert compares them. */
 #define COUNT_IF(cond) "count(*) FILTER (WHERE " cond ")"
 #define MAX_IF(cond) "coalesce(max(ts) FILTER (WHERE " cond "), -1)"
 #define SUPK "kind IN ('h', 'c')"
+#define PICK_ROW(name, cols, where, order) \
+	name " AS (SELECT DISTINCT ON (recipient) recipient, " cols " FROM st_new WHERE " where \
+	" ORDER BY recipient, " order ")"
 
 static const char addr_select[] =
-	" SELECT recipient, min(domain), min(ts), max(ts), count(*), "
-	LATEST("key") ", " LATEST("reason") ", " LATEST("status") ", " LATEST("replycode") ", "
-	COUNT_IF("kind = 'h'") ", " MAX_IF("kind = 'h'") ", "
-	COUNT_IF("kind = 'c'") ", " MAX_IF("kind = 'c'") ", "
-	"coalesce(min(ts) FILTER (WHERE " SUPK "), 9000000000000000000), "
-	FIRST_IF("key", SUPK) ", " FIRST_IF("kind", SUPK) ", " FIRST_IF("reason", SUPK) ", "
-	FIRST_IF("status", SUPK) ", " FIRST_IF("replycode", SUPK) ", "
-	COUNT_IF("kind = 's'") ", " MAX_IF("kind = 's'") ", " LATEST_IF("key", "kind = 's'") ", "
-	LATEST_IF("reason", "kind = 's'") ", " LATEST_IF("status", "kind = 's'") ", "
-	LATEST_IF("replycode", "kind = 's'") ", "
-	COUNT_IF("kind = 'f'") ", " COUNT_IF("kind = 'd'") ", " MAX_IF("kind = 'd'") ", "
-	COUNT_IF("kind = 'x'") ", " COUNT_IF("kind = 'o'")
-	" FROM st_new WHERE recipient <> '' GROUP BY recipient ORDER BY recipient";
+	" WITH g AS (SELECT recipient, min(domain) AS domain, min(ts) AS fs, max(ts) AS ls, count(*) AS n, "
+	COUNT_IF("kind = 'h'") " AS hc, " MAX_IF("kind = 'h'") " AS hl, "
+	COUNT_IF("kind = 'c'") " AS cc, " MAX_IF("kind = 'c'") " AS cl, "
+	"coalesce(min(ts) FILTER (WHERE " SUPK "), 9000000000000000000) AS st, "
+	COUNT_IF("kind = 's'") " AS sc, " MAX_IF("kind = 's'") " AS sl, "
+	COUNT_IF("kind = 'f'") " AS fc, " COUNT_IF("kind = 'd'") " AS dc, " MAX_IF("kind = 'd'") " AS dl, "
+	COUNT_IF("kind = 'x'") " AS xc, " COUNT_IF("kind = 'o'") " AS oc"
+	" FROM st_new WHERE recipient <> '' GROUP BY recipient), "
+	PICK_ROW("l", "key, reason, status, replycode", "recipient <> ''", "ts DESC, key DESC") ", "
+	PICK_ROW("u", "key, kind, reason, status, replycode", "recipient <> '' AND " SUPK, "ts, key") ", "
+	PICK_ROW("o", "key, reason, status, replycode", "recipient <> '' AND kind = 's'", "ts DESC, key DESC")
+	" SELECT g.recipient, g.domain, fs, ls, n, l.key, l.reason, l.status, l.replycode, hc, hl, cc, cl, st,"
+	" coalesce(u.key, ''), coalesce(u.kind, ''), coalesce(u.reason, ''), coalesce(u.status, ''),"
+	" coalesce(u.replycode, ''), sc, sl, coalesce(o.key, ''), coalesce(o.reason, ''),"
+	" coalesce(o.status, ''), coalesce(o.replycode, ''), fc, dc, dl, xc, oc"
+	" FROM g JOIN l USING (recipient) LEFT JOIN u USING (recipient) LEFT JOIN o USING (recipient)"
+	" ORDER BY g.recipient";
 
 static const char soft_update[] =
 	"UPDATE addresses a SET soft_trigger = coalesce((SELECT max(w.ts) FROM"

@@ -234,15 +234,41 @@ static int fields(st_rec *r, json_t *o, const char **rcpt, const char **token, c
 	return bad;
 }
 
-int st_rec_json(st_rec *r, const char *line, size_t len, void **hold, smtpdiag_error *err)
+/* The record from st_jline's members, as fields() gives it from jansson's. */
+static int from_jline(st_rec *r, const st_jfields *f, smtpdiag_error *err)
+{
+	const char *const *v = f->s;
+
+	r->addresser = v[ST_JF_ADDRESSER][0] ? v[ST_JF_ADDRESSER] : v[ST_JF_SENDER];
+	r->senderdomain = v[ST_JF_SENDERDOMAIN];
+	r->reason = v[ST_JF_REASON];
+	r->status = v[ST_JF_DSTATUS][0] ? v[ST_JF_DSTATUS] : v[ST_JF_STATUS];
+	r->replycode = v[ST_JF_REPLYCODE];
+	r->action = v[ST_JF_ACTION];
+	r->advice = v[ST_JF_ADVICE];
+	r->origin = v[ST_JF_ORIGIN][0] ? v[ST_JF_ORIGIN] : v[ST_JF_QUEUEID];
+	r->ip = v[ST_JF_LHOST][0] ? v[ST_JF_LHOST] : v[ST_JF_HOST];
+	r->ts = f->ts;
+	r->hardbounce = f->hardbounce;
+	r->retry = f->retry;
+	return finish(r, v[ST_JF_RECIPIENT], v[ST_JF_TOKEN], v[ST_JF_DIAG], err);
+}
+
+#define ST_JF_VERDICT (1u << ST_JF_RECIPIENT | 1u << ST_JF_REASON)
+
+int st_rec_json(st_rec *r, const char *line, size_t len, char *scratch, void **hold,
+		smtpdiag_error *err)
 {
 	json_error_t je;
 	json_t *o;
+	st_jfields f;
 	const char *rcpt, *token, *diag;
 
 	*hold = NULL;
 	if (len > SMTPDIAG_STORE_MAX_LINE)
 		return st_err(err, SMTPDIAG_ELIMIT, "line longer than %u bytes", SMTPDIAG_STORE_MAX_LINE);
+	if (scratch && st_jline(&f, line, len, scratch) == 0 && (f.present & ST_JF_VERDICT) == ST_JF_VERDICT)
+		return from_jline(r, &f, err);
 	o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
 	if (!o)
 		return st_err(err, SMTPDIAG_EPARSE, "not JSON: %s (column %d)", je.text, je.column);

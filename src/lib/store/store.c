@@ -163,6 +163,7 @@ void smtpdiag_store_close(smtpdiag_store *s)
 	if (s->batch)
 		s->be->drop(s);
 	s->be->close(s);
+	free(s->scratch);
 	free(s);
 }
 
@@ -214,6 +215,24 @@ static int add(smtpdiag_store *s, const st_rec *r, int rc, smtpdiag_error *err)
 	return s->batch >= SMTPDIAG_STORE_BATCH ? smtpdiag_store_flush(s, err) : 0;
 }
 
+/* The scratch for a line of len bytes (NULL when out of memory or over the
+ * limit: jansson reads it then). It grows to the longest line and stays. */
+static char *scratch(smtpdiag_store *s, size_t len)
+{
+	size_t need = ST_JLINE_SCRATCH(len);
+	char *p;
+
+	if (len > SMTPDIAG_STORE_MAX_LINE)
+		return NULL;
+	if (need <= s->scratch_cap)
+		return s->scratch;
+	if (!(p = realloc(s->scratch, need)))
+		return NULL;
+	s->scratch = p;
+	s->scratch_cap = need;
+	return p;
+}
+
 int smtpdiag_store_add_json(smtpdiag_store *s, const char *line, size_t len, smtpdiag_error *err)
 {
 	st_rec r;
@@ -222,7 +241,7 @@ int smtpdiag_store_add_json(smtpdiag_store *s, const char *line, size_t len, smt
 
 	if (!s || !line)
 		return st_err(err, SMTPDIAG_EINVAL, "no store or line");
-	rc = st_rec_json(&r, line, len, &hold, err);
+	rc = st_rec_json(&r, line, len, scratch(s, len), &hold, err);
 	rc = add(s, &r, rc, err);
 	st_rec_release(hold);
 	return rc;

@@ -42,8 +42,27 @@ typedef struct st_rec {
 	char kind;                    /* enum st_kind */
 } st_rec;
 
-/* record.c: fill r from a verdict. 0, or SMTPDIAG_EPARSE / SMTPDIAG_ELIMIT. */
-int st_rec_json(st_rec *r, const char *line, size_t len, void **hold, smtpdiag_error *err);
+/* jline.c: the verdict members of one JSON Lines record, without a document. */
+enum st_jfield {
+	ST_JF_RECIPIENT, ST_JF_TOKEN, ST_JF_DIAG, ST_JF_ADDRESSER, ST_JF_SENDER, ST_JF_SENDERDOMAIN,
+	ST_JF_REASON, ST_JF_DSTATUS, ST_JF_STATUS, ST_JF_REPLYCODE, ST_JF_ACTION, ST_JF_ADVICE,
+	ST_JF_ORIGIN, ST_JF_QUEUEID, ST_JF_LHOST, ST_JF_HOST, ST_JF_TIMESTAMP, ST_JF_HARDBOUNCE,
+	ST_JF_RETRY, ST_JF_COUNT
+};
+typedef struct st_jfields {
+	const char *s[ST_JF_COUNT]; /* string members ("" when absent or null), in the scratch */
+	int64_t ts;
+	int hardbounce, retry;
+	unsigned present;           /* bit per enum st_jfield: the member is there (even null) */
+} st_jfields;
+/* 0 and f filled, or -1: not sure, ask jansson. scratch: len + ST_JF_COUNT bytes. */
+int st_jline(st_jfields *f, const char *line, size_t len, char *scratch);
+#define ST_JLINE_SCRATCH(len) ((len) + ST_JF_COUNT)
+
+/* record.c: fill r from a verdict (scratch, when not NULL, of
+ * ST_JLINE_SCRATCH(len) bytes, lets it skip jansson). 0, or SMTPDIAG_EPARSE / SMTPDIAG_ELIMIT. */
+int st_rec_json(st_rec *r, const char *line, size_t len, char *scratch, void **hold,
+		smtpdiag_error *err);
 void st_rec_release(void *hold);
 int st_rec_fact(st_rec *r, const smtpdiag_fact *f, smtpdiag_error *err);
 int st_rec_logrec(st_rec *r, const smtpdiag_logrec *l, smtpdiag_error *err);
@@ -80,6 +99,8 @@ struct smtpdiag_store {
 	smtpdiag_policy pol;
 	smtpdiag_store_counts c;
 	uint64_t batch;      /* records added to the open batch */
+	char *scratch;       /* st_rec_json's, for the longest line so far */
+	size_t scratch_cap;
 };
 
 extern const st_backend st_sqlite, st_pg;
