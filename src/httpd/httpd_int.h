@@ -122,6 +122,24 @@ void link_code(smtpdiag_buf *b, const char *code);
 extern const char css_text[], js_text[], icon_svg[];
 extern const size_t css_len, js_len, icon_len;
 
+/* ---- the verdict banner (verdict.c) ---- */
+typedef struct vview {
+	const char *advice;             /* advice word ("retry", "suppress-recipient", ...) */
+	int retry;
+	const char *const *fixers;      /* who acts, as a list */
+	const char *short_answer;       /* may be NULL */
+	const char *headline;           /* NULL: from the advice */
+} vview;
+void verdict_banner(smtpdiag_buf *b, const vview *v, const char *id);
+const char *advice_text(const char *advice);
+int advice_suppresses(const char *advice);
+const char *advice_tone(const char *advice, int retry); /* "v-retry", "v-suppress", "v-fix", "v-none" */
+/* Who acts, in plain words joined naturally ("the sender's mail admin"). */
+void fixers_words(smtpdiag_buf *b, const char *const *fixers);
+/* A reason's meaning with its name linked to /reasons#name. */
+void link_reason(smtpdiag_buf *b, const char *reason);
+void render_reasons(smtpdiag_buf *b);
+
 /* ---- JSON API (api.c) ---- */
 enum MHD_Result api_explain(hreq *r);
 enum MHD_Result api_decode(hreq *r);

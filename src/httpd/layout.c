@@ -31,6 +31,16 @@ const char css_text[] =
 	".success,.intermediate{--c:var(--s);--cb:var(--sbg)}.nonstd{--c:var(--n);--cb:var(--nbg)}\n"
 	".badge.transient,.badge.permanent,.badge.success,.badge.intermediate,.badge.nonstd{color:var(--c);"
 	"background:var(--cb);border-color:transparent}\n"
+	".v-retry{--c:var(--s);--cb:var(--sbg)}.v-suppress{--c:var(--p);--cb:var(--pbg)}.v-fix{--c:var(--t);--cb:var(--tbg)}"
+	".v-none{--c:var(--muted);--cb:var(--soft)}.mismatch{--c:var(--n);--cb:var(--nbg)}\n"
+	".verdict{border:2px solid var(--c);background:var(--cb);border-radius:.5rem;padding:.5rem 1rem;margin:.5rem 0 1rem}\n"
+	".v-head{font-size:1.2rem;line-height:1.3;font-weight:700;color:var(--c);margin:.1rem 0 .4rem}\n"
+	".v-facts{display:flex;flex-wrap:wrap;gap:.2rem 1.4rem;margin:.2rem 0 .4rem}"
+	".v-facts div{display:flex;gap:.4rem;align-items:baseline}.v-facts dt{color:var(--fg);font-size:.92rem}"
+	".v-facts dd{margin:0;font-weight:700}.v-facts dd.yes,.v-facts dd.ok{color:var(--s)}"
+	".v-facts dd.no{color:var(--t)}.v-facts dd.no-go{color:var(--p)}\n"
+	".v-do{font-weight:600;margin:.2rem 0}.v-short{margin:.3rem 0 .2rem}\n"
+	"dl.reasons dt{font-weight:600;margin-top:.6rem}dl.reasons dd{margin:0 0 .3rem 1rem}dl.reasons dt:target{background:var(--tbg)}\n"
 	".box{border-left:4px solid var(--c,var(--line));background:var(--cb,var(--soft));padding:.5rem 1rem;"
 	"border-radius:.3rem;margin:.8rem 0}.box h2{border:0;margin-top:.4rem}\n"
 	".verdict-line{font-size:1.15rem;font-weight:600;color:var(--c,var(--fg));margin:.3rem 0}\n"
@@ -97,7 +107,7 @@ void page_begin(smtpdiag_buf *b, const char *title, const char *mainclass)
 		   "<script src=\"/static/app.js\" defer></script>\n</head><body>\n"
 		   "<header class=\"top\"><a class=\"brand\" href=\"/\">smtp<span>diag</span></a>\n"
 		   "<nav><a href=\"/\">Codes</a><a href=\"/analyze\">Analyze a bounce</a>"
-		   "<a href=\"/api/v1/codes\">API</a></nav></header>\n<main");
+		   "<a href=\"/reasons\">Reasons</a><a href=\"/api/v1/codes\">API</a></nav></header>\n<main");
 	if (mainclass && *mainclass) {
 		hb_puts(b, " class=\"");
 		hb_htmls(b, mainclass);

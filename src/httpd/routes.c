@@ -8,10 +8,12 @@
 static enum MHD_Result static_css(hreq *r);
 static enum MHD_Result static_js(hreq *r);
 static enum MHD_Result static_icon(hreq *r);
+static enum MHD_Result page_reasons(hreq *r);
 
 static const route routes[] = {
 	{ "/", 0, HM_GET, HB_NONE, page_index },
 	{ "/code/", 1, HM_GET, HB_NONE, page_code },
+	{ "/reasons", 0, HM_GET, HB_NONE, page_reasons },
 	{ "/analyze", 0, HM_GET | HM_POST, HB_FORM, page_analyze },
 	{ "/api/v1/explain", 0, HM_GET | HM_POST, HB_TEXT, api_explain },
 	{ "/api/v1/decode", 0, HM_POST, HB_MAIL, api_decode },
@@ -39,7 +41,7 @@ const route *route_at(int i)
 
 /* ---- responses made once ---- */
 
-enum { S_CSS, S_JS, S_ICON, S_INDEX, S_CODES, S_HEALTH, S_COUNT };
+enum { S_CSS, S_JS, S_ICON, S_INDEX, S_CODES, S_HEALTH, S_REASONS, S_COUNT };
 static struct MHD_Response *shared[S_COUNT];
 static size_t shared_len[S_COUNT];
 
@@ -75,12 +77,13 @@ static int make_built(int i, smtpdiag_buf *b, const char *ctype, const char *cac
 
 int routes_init(void)
 {
-	smtpdiag_buf idx = { 0 }, codes = { 0 }, health = { 0 };
+	smtpdiag_buf idx = { 0 }, codes = { 0 }, health = { 0 }, reasons = { 0 };
 	static const char day[] = "public, max-age=86400";
 
 	index_init();
 	render_index(&idx, NULL, NULL);
 	codes_json(&codes);
+	render_reasons(&reasons);
 	smtpdiag_buf_printf(&health, "{\"status\":\"ok\",\"version\":\"%s\",\"codes\":%zu}\n",
 		  smtpdiag_version(), smtpdiag_code_count());
 	if (make_static(S_CSS, css_text, css_len, "text/css; charset=utf-8", day) < 0 ||
@@ -88,6 +91,7 @@ int routes_init(void)
 	    make_static(S_ICON, icon_svg, icon_len, "image/svg+xml", day) < 0 ||
 	    make_built(S_INDEX, &idx, "text/html; charset=utf-8", NULL) < 0 ||
 	    make_built(S_CODES, &codes, "application/json", NULL) < 0 ||
+	    make_built(S_REASONS, &reasons, "text/html; charset=utf-8", NULL) < 0 ||
 	    make_built(S_HEALTH, &health, "application/json", "no-store") < 0) {
 		routes_free();
 		return -1;
@@ -112,6 +116,11 @@ static enum MHD_Result static_css(hreq *r)
 static enum MHD_Result static_js(hreq *r)
 {
 	return reply_shared(r, 200, shared[S_JS], shared_len[S_JS]);
+}
+
+static enum MHD_Result page_reasons(hreq *r)
+{
+	return reply_shared(r, 200, shared[S_REASONS], shared_len[S_REASONS]);
 }
 
 static enum MHD_Result static_icon(hreq *r)

@@ -111,7 +111,7 @@ test('search 431 as one types and by submitting, then open its page', async () =
 	assert.ok(await page.locator('#nonstandard').isVisible(), 'non-standard said at the top');
 	assert.match(await page.locator('#retry').innerText(), /Safe to retry/);
 	const ids = await page.locator('main section[id]').evaluateAll((s) => s.map((e) => e.id));
-	assert.deepEqual(ids, ['nonstandard', 'short', 'quick-fix', 'retry', 'meaning', 'causes', 'fix',
+	assert.deepEqual(ids, ['verdict', 'nonstandard', 'quick-fix', 'retry', 'meaning', 'causes', 'fix',
 		'paired', 'faq', 'related', 'references']);
 	await shot(page, 'code-431-desktop');
 	await page.locator('#related a[href="/code/452"]').click();
@@ -128,11 +128,12 @@ test('paste a bounce into /analyze and read the verdict', async () => {
 	await page.locator('#result').waitFor();
 	const card = page.locator('#result article.card').first();
 	assert.match(await card.locator('h3').innerText(), /nobody@example\.org/);
-	assert.match(await card.locator('.verdict-line').innerText(), /Hard bounce/);
-	assert.match(await card.innerText(), /userunknown/);
+	assert.match(await card.locator('.v-head').innerText(), /Do not retry: remove the address/);
+	assert.match(await card.locator('a[href="/reasons#userunknown"]').innerText(), /userunknown/);
+	assert.doesNotMatch(await card.innerText(), /Read by|Action\s/);
 	assert.equal(await page.inputValue('#text'), bounce.replace(/\r?\n/g, '\n'), 'the pasted text is kept');
 	await shot(page, 'analyze-desktop');
-	await card.locator('a[href="/code/550-5.1.1"]').click();
+	await card.locator('p.more a[href="/code/550-5.1.1"]').click();
 	await page.waitForURL(/\/code\/550-5\.1\.1$/);
 	assert.match(await page.locator('h1').innerText(), /550 5\.1\.1/);
 	await page.close();
@@ -162,6 +163,39 @@ test('pages fit a phone screen', async () => {
 	await page.locator('#result').waitFor();
 	await assertFits(page);
 	await shot(page, 'analyze-phone');
+	await page.close();
+});
+
+/* The verdict banner: its bottom edge inside the first screen of a phone. */
+async function assertBannerAboveFold(page, sel) {
+	const box = await page.locator(sel).first().boundingBox();
+	assert.ok(box, `${sel} is shown`);
+	assert.ok(box.y + box.height <= phone.height, `${sel} ends at ${Math.round(box.y + box.height)}px, below the fold`);
+}
+
+test('the verdict banner is above the fold at 390 px and coloured by the verdict', async () => {
+	const page = await newPage(phone);
+	for (const [path, tone, name] of [['/code/552-4.3.1', 'v-retry', 'banner-552-4.3.1-phone'],
+		['/code/431', 'v-retry', 'banner-431-phone'], ['/code/550-5.1.1', 'v-suppress', 'banner-550-5.1.1-phone'],
+		['/code/535-5.7.8', 'v-fix', 'banner-535-phone']]) {
+		await page.goto(base + path);
+		await assertBannerAboveFold(page, '#verdict');
+		assert.match(await page.locator('#verdict').getAttribute('class'), new RegExp(tone), path);
+		const text = await page.locator('#verdict').innerText();
+		assert.match(text, /Retry\s+(yes|no)/);
+		assert.match(text, /Suppress the address\s+(yes|no)/);
+		assert.match(text, /Who must act\s+the /);
+		await page.screenshot({ path: join(shots, `${name}.png`) });
+	}
+	await page.goto(base + '/code/552-4.3.1');
+	assert.equal(await page.locator('#nonstandard').count(), 0, '552 4.3.1 is standard');
+	assert.ok(await page.locator('#mismatch h2').isVisible(), 'the class mismatch has its own heading');
+	await page.goto(base + '/analyze');
+	await page.fill('#text', bounce);
+	await page.click('button[type=submit]');
+	await page.locator('#result').waitFor();
+	await assertBannerAboveFold(page, '#result article.card .verdict');
+	await page.screenshot({ path: join(shots, 'banner-analyze-phone.png') });
 	await page.close();
 });
 
