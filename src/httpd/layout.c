@@ -74,21 +74,42 @@ const char css_text[] =
 	"header nav a{margin-right:.8rem}}\n";
 const size_t css_len = sizeof(css_text) - 1;
 
-/* Live filtering of the index as one types; the same search works without it. */
+/* Search of the index as one types, over the whole list (rows the server left
+ * out are only hidden), with the address kept in step; a code, a pair or a
+ * reply line goes straight to its page. The same search works without it. */
 const char js_text[] =
 	"(function(){'use strict';\n"
 	"var q=document.getElementById('q'),list=document.getElementById('codes');\n"
 	"if(!q||!list)return;\n"
 	"var items=list.querySelectorAll('li[data-s]'),groups=list.querySelectorAll('.group'),\n"
-	"count=document.getElementById('count');\n"
+	"count=document.getElementById('count'),empty=document.getElementById('empty'),\n"
+	"callout=document.getElementById('callout'),f=list.getAttribute('data-f')||'';\n"
+	"var CODE=/^\\s*(?:([2-5]\\d\\d)(?:[\\s-]+([245x]\\.\\d{1,3}\\.\\d{1,3}))?|([245x]\\.\\d{1,3}\\.\\d{1,3}))\\s*$/i,\n"
+	"LINE=/^\\s*[2-5]\\d\\d[\\s-]+\\S+\\s+\\S/,go=null;\n"
 	"function alt(w){return w.replace(/^[245]\\.(\\d{1,3}\\.\\d{1,3})$/,'x.$1');}\n"
-	"function run(){var words=q.value.toLowerCase().split(/\\s+/).filter(Boolean),shown=0;\n"
-	"items.forEach(function(li){var s=li.getAttribute('data-s');\n"
-	"var ok=words.every(function(w){return s.indexOf(w)>=0||s.indexOf(alt(w))>=0;});\n"
+	"function codeOf(li){return li.querySelector('.code').textContent.toLowerCase();}\n"
+	"function codes(m){return [m[1],m[2],m[3]].filter(Boolean).map(function(c){return c.toLowerCase();});}\n"
+	"function target(v){var m=CODE.exec(v);\n"
+	"if(m)return '/code/'+encodeURIComponent(codes(m).join('-').replace(/^x/,'X'));\n"
+	"if(LINE.test(v))return '/analyze?text='+encodeURIComponent(v.trim());return null;}\n"
+	"function link(href,text){var p=document.createElement('p'),a=document.createElement('a');\n"
+	"p.className='box';a.href=href;a.textContent=text;p.appendChild(a);return p;}\n"
+	"function run(){var v=q.value,m=CODE.exec(v),shown=0,words=v.toLowerCase().split(/\\s+/).filter(Boolean),\n"
+	"want=m?codes(m):null;\n"
+	"items.forEach(function(li){var s=li.getAttribute('data-s'),ok=!f||li.getAttribute('data-k').indexOf(f)>=0;\n"
+	"if(ok&&want){var c=codeOf(li);ok=want.some(function(w){return c===w||c===alt(w);});}\n"
+	"else if(ok)ok=words.every(function(w){return s.indexOf(w)>=0||s.indexOf(alt(w))>=0;});\n"
 	"li.hidden=!ok;if(ok)shown++;});\n"
 	"groups.forEach(function(g){g.hidden=!g.querySelector('li[data-s]:not([hidden])');});\n"
-	"if(count)count.textContent=shown+(shown===1?' code':' codes');}\n"
-	"q.addEventListener('input',run);})();\n";
+	"if(count)count.textContent=shown+(shown===1?' code':' codes');\n"
+	"if(empty)empty.hidden=shown>0;\n"
+	"var t=target(v);go=t&&(!m||shown>0)?t:null;if(callout){callout.textContent='';\n"
+	"if(go)callout.appendChild(link(go,m?'Open the explanation of '+v.trim():'Analyze this reply line'));}\n"
+	"var u=new URLSearchParams();if(f)u.set('f',{t:'transient',p:'permanent',n:'nonstandard'}[f]);\n"
+	"if(v.trim())u.set('q',v.trim());var s=u.toString();\n"
+	"history.replaceState(null,'',location.pathname+(s?'?'+s:''));}\n"
+	"q.addEventListener('input',run);\n"
+	"q.form.addEventListener('submit',function(ev){ev.preventDefault();run();if(go)location.assign(go);});})();\n";
 const size_t js_len = sizeof(js_text) - 1;
 
 const char icon_svg[] =

@@ -463,10 +463,12 @@ static void explain_card(smtpdiag_buf *b, const char *text, size_t len)
 enum MHD_Result page_analyze(hreq *r)
 {
 	smtpdiag_buf b = { 0 };
-	char *text = NULL;
-	size_t len = 0, facts;
+	const char *text = r->method == HM_POST ? NULL : req_arg(r, "text");
+	size_t len = text ? strlen(text) : 0, facts;
 
-	if (r->method == HM_POST)
+	if (!len)
+		text = NULL;
+	if (r->method == HM_POST || text)
 		OFFLOAD(r);
 	if (r->method == HM_POST && !(text = form_field(r->body, r->blen, "text", &len)))
 		return reply_error(r, 400, "The form has no text field.");
