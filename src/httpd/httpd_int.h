@@ -74,6 +74,10 @@ struct MHD_Response *make_response(smtpdiag_buf *b, const char *ctype);
 enum MHD_Result reply_shared(hreq *r, int status, struct MHD_Response *resp, size_t len);
 /* Error as JSON for the API, as a page otherwise. */
 enum MHD_Result reply_error(hreq *r, int status, const char *msg);
+/* "10 MB", "64 KB", "1000 bytes" */
+void human_size(char *out, size_t cap, size_t n);
+/* The 413 message for a body over max bytes, in words and bytes. */
+void body_limit_msg(char *out, size_t cap, size_t max);
 /* 405 with an Allow header. */
 enum MHD_Result reply_405(hreq *r, unsigned allowed);
 /* Value of a query argument, or NULL. */
@@ -139,6 +143,22 @@ void fixers_words(smtpdiag_buf *b, const char *const *fixers);
 /* A reason's meaning with its name linked to /reasons#name. */
 void link_reason(smtpdiag_buf *b, const char *reason);
 void render_reasons(smtpdiag_buf *b);
+
+/* ---- the summary of an analysis (summary.c) ---- */
+#define TALLY_KEYS 48 /* distinct advice words or reasons counted; more go to "other" */
+#define TALLY_KEY 40
+typedef struct tally {
+	char key[TALLY_KEYS][TALLY_KEY];
+	size_t n[TALLY_KEYS];
+	size_t len, other;
+} tally;
+typedef struct summary {
+	tally advice, reason;
+	size_t facts;
+} summary;
+void summary_add(summary *s, const char *advice, const char *reason);
+/* Counts first; shown: how many cards follow. */
+void summary_html(smtpdiag_buf *b, const summary *s, size_t shown);
 
 /* ---- JSON API (api.c) ---- */
 enum MHD_Result api_explain(hreq *r);

@@ -244,7 +244,11 @@ static void analyze_form(smtpdiag_buf *b, const char *text, size_t len, int agai
 		     "<textarea id=\"text\" name=\"text\" rows=\"14\" spellcheck=\"false\" required "
 		     "placeholder=\"550 5.1.1 &lt;bob@example.org&gt;: Recipient address rejected: User unknown\">\n",
 		  again ? "Analyze again" : "What did the server say?");
-	if (text && len <= ECHO_MAX)
+	if (text && len > ECHO_MAX) { /* the start, to the end of a line */
+		const char *nl = memrchr(text, '\n', ECHO_MAX);
+		len = nl ? (size_t)(nl - text) + 1 : ECHO_MAX;
+	}
+	if (text)
 		hb_html(b, text, len);
 	hb_puts(b, "</textarea>\n<p><button type=\"submit\">Analyze</button></p>\n</form>\n");
 }
@@ -398,12 +402,13 @@ static void fact_card(smtpdiag_buf *b, const smtpdiag_fact *f)
 	smtpdiag_explanation_free(e);
 }
 
-/* Decode the text as one email or an mbox; one card per fact. Returns the facts. */
-static size_t decode_cards(smtpdiag_buf *b, const char *text, size_t len)
+/* Decode the text as one email or an mbox; one card per fact (CARDS_MAX at
+ * most), every fact counted in sum. Returns the facts. */
+static size_t decode_cards(smtpdiag_buf *b, const char *text, size_t len, summary *sum)
 {
 	smtpdiag_decoder *d = thread_decoder(0); /* a pasted warning is shown */
 	smtpdiag_error err = { 0, "" };
-	size_t pos = 0, mlen, total = 0;
+	size_t pos = 0, mlen;
 	const char *m = text;
 	int n, mbox = smtpdiag_mbox_detect(text, len);
 
@@ -413,16 +418,16 @@ static size_t decode_cards(smtpdiag_buf *b, const char *text, size_t len)
 		mlen = len;
 	while (mbox ? smtpdiag_mbox_next(text, len, &pos, &m, &mlen) : m != NULL) {
 		n = smtpdiag_decode(d, m, mlen, NULL, &err);
-		for (int i = 0; i < n; i++, total++)
-			if (total < CARDS_MAX)
-				fact_card(b, smtpdiag_decoder_fact(d, (size_t)i));
+		for (int i = 0; i < n; i++) {
+			const smtpdiag_fact *f = smtpdiag_decoder_fact(d, (size_t)i);
+			if (sum->facts < CARDS_MAX)
+				fact_card(b, f);
+			summary_add(sum, f->advice, f->reason);
+		}
 		if (!mbox)
 			m = NULL;
 	}
-	if (total > CARDS_MAX)
-		smtpdiag_buf_printf(b, "<p>%zu more not shown here: POST the text to <code>/api/v1/decode</code> for "
-			     "every verdict.</p>\n", total - CARDS_MAX);
-	return total;
+	return sum->facts;
 }
 
 /* No bounce: find the code in any text (a reply line, a log fragment). */
@@ -460,37 +465,63 @@ static void explain_card(smtpdiag_buf *b, const char *text, size_t len)
 	smtpdiag_explanation_free(e);
 }
 
+/* The body was over the limit: say so in words, and give back what was kept. */
+static void too_big(smtpdiag_buf *b, const hreq *r, size_t kept)
+{
+	char lim[32], echo[32];
+
+	human_size(lim, sizeof(lim), r->cfg->max_body);
+	human_size(echo, sizeof(echo), ECHO_MAX);
+	smtpdiag_buf_printf(b, "<section class=\"box v-fix\" id=\"too-big\"><h2>That paste is too large</h2>\n"
+		     "<p>The limit is %s. Nothing was analyzed; ", lim);
+	if (kept > ECHO_MAX)
+		smtpdiag_buf_printf(b, "the first %s of your text is kept in the form below.", echo);
+	else
+		hb_puts(b, "the start of your text is kept in the form below.");
+	hb_puts(b, " Analyze a part at a time, or send the whole file to <code>POST /api/v1/decode</code>.</p>\n"
+		   "</section>\n");
+}
+
+static void analyze_result(smtpdiag_buf *b, const char *text, size_t len)
+{
+	smtpdiag_buf cards = { 0 };
+	summary sum;
+	size_t facts;
+
+	memset(&sum, 0, sizeof(sum));
+	hb_puts(b, "<section id=\"result\" aria-live=\"polite\"><h2>Verdict</h2>\n");
+	if ((facts = decode_cards(&cards, text, len, &sum)) > 0)
+		summary_html(b, &sum, facts < CARDS_MAX ? facts : CARDS_MAX);
+	else
+		explain_card(&cards, text, len);
+	hb_put(b, cards.data, cards.len);
+	b->oom |= cards.oom;
+	smtpdiag_buf_free(&cards);
+	hb_puts(b, "</section>\n");
+}
+
 enum MHD_Result page_analyze(hreq *r)
 {
 	smtpdiag_buf b = { 0 };
 	const char *text = r->method == HM_POST ? NULL : req_arg(r, "text");
-	size_t len = text ? strlen(text) : 0, facts;
+	size_t len = text ? strlen(text) : 0;
 
 	if (!len)
 		text = NULL;
 	if (r->method == HM_POST || text)
 		OFFLOAD(r);
 	if (r->method == HM_POST && !(text = form_field(r->body, r->blen, "text", &len)))
-		return reply_error(r, 400, "The form has no text field.");
-	page_begin(&b, text ? "Analysis" : "Analyze a bounce", NULL);
+		return reply_error(r, r->over ? 413 : 400, r->over ? "The paste is too large." : "The form has no text field.");
+	page_begin(&b, r->over ? "Too large" : text ? "Analysis" : "Analyze a bounce", NULL);
 	hb_puts(&b, "<h1>Analyze a bounce</h1>\n");
-	if (!text) {
+	if (r->over)
+		too_big(&b, r, len);
+	else if (!text)
 		hb_puts(&b, "<p class=\"lead\">Paste what you have: one reply line, a log fragment or a whole "
 			    "bounce email. You get a verdict per recipient and links to each code found.</p>\n");
-		analyze_form(&b, NULL, 0, 0);
-	} else {
-		smtpdiag_buf cards = { 0 };
-		hb_puts(&b, "<section id=\"result\" aria-live=\"polite\"><h2>Verdict</h2>\n");
-		if ((facts = decode_cards(&cards, text, len)) > 0)
-			smtpdiag_buf_printf(&b, "<p class=\"muted\">%zu recipient%s found in the text.</p>\n", facts, facts == 1 ? "" : "s");
-		else
-			explain_card(&cards, text, len);
-		hb_put(&b, cards.data, cards.len);
-		b.oom |= cards.oom;
-		smtpdiag_buf_free(&cards);
-		hb_puts(&b, "</section>\n");
-		analyze_form(&b, text, len, 1);
-	}
+	else
+		analyze_result(&b, text, len);
+	analyze_form(&b, text, len, text && !r->over);
 	page_end(&b);
-	return reply_buf(r, 200, "text/html; charset=utf-8", &b);
+	return reply_buf(r, r->over ? 413 : 200, "text/html; charset=utf-8", &b);
 }

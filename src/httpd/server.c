@@ -266,14 +266,35 @@ static int type_ok(hreq *r, int kind)
 	return 0;
 }
 
+/* "request body over the limit of 10 MB (10485760 bytes)" */
+void body_limit_msg(char *out, size_t cap, size_t max)
+{
+	char words[32];
+
+	human_size(words, sizeof(words), max);
+	snprintf(out, cap, "request body over the limit of %s (%zu bytes)", words, max);
+}
+
+void human_size(char *out, size_t cap, size_t n)
+{
+	if (n >= ((size_t)1 << 20) && n % ((size_t)1 << 20) == 0)
+		snprintf(out, cap, "%zu MB", n >> 20);
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(out, cap, "%zu KB", n >> 10);
+	else
+		snprintf(out, cap, "%zu bytes", n);
+}
+
 static enum MHD_Result start_body(hreq *r, const route *rt)
 {
 	const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	unsigned long long n = cl ? strtoull(cl, NULL, 10) : 0;
 	char msg[128];
 
+	if (rt->body == HB_FORM && n > r->cfg->max_body)
+		n = r->cfg->max_body; /* a form keeps what fits: the page shows it again */
 	if (n > r->cfg->max_body) {
-		snprintf(msg, sizeof(msg), "request body over the limit of %zu bytes", r->cfg->max_body);
+		body_limit_msg(msg, sizeof(msg), r->cfg->max_body);
 		return reply_error(r, 413, msg);
 	}
 	if (n && !guard_body_room((size_t)n))
@@ -342,8 +363,8 @@ static enum MHD_Result finish(hreq *r)
 	rt = route_at(r->route);
 	if (!(rt->methods & (r->method == HM_HEAD ? HM_GET : r->method)))
 		return reply_405(r, rt->methods);
-	if (r->over) {
-		snprintf(msg, sizeof(msg), "request body over the limit of %zu bytes", r->cfg->max_body);
+	if (r->over && rt->body != HB_FORM) {
+		body_limit_msg(msg, sizeof(msg), r->cfg->max_body);
 		return reply_error(r, 413, msg);
 	}
 	if (r->full)
@@ -389,17 +410,20 @@ static int body_grow(hreq *r, size_t n)
 
 static enum MHD_Result take_body(hreq *r, const char *data, size_t *size)
 {
-	size_t n = *size, max = r->cfg->max_body;
+	size_t n = *size, max = r->cfg->max_body, all = n;
 
 	*size = 0;
 	if (elapsed(r) > (double)r->cfg->request_timeout) {
 		r->status = 408; /* for the log: too slow, the connection is cut */
 		return MHD_NO;
 	}
-	if (r->over || r->full || n > max - r->blen) {
+	if (!r->over && !r->full && n > max - r->blen && r->route >= 0 && route_at(r->route)->body == HB_FORM)
+		n = max - r->blen; /* keep the start of a form: the page shows it again */
+	else if (r->over || r->full || n > max - r->blen) {
 		r->over |= !r->full;
 		return MHD_YES;
 	}
+	r->over = n < all;
 	if (body_grow(r, n) < 0)
 		return MHD_NO;
 	if (r->full)
