@@ -58,8 +58,7 @@ static enum MHD_Result explain_reply(hreq *r, const char *q, size_t n, const cha
 	smtpdiag_explanation *e;
 	smtpdiag_error err = { 0, "" };
 	smtpdiag_buf b = { 0 };
-	struct MHD_Response *resp;
-	size_t len;
+	hbody *h;
 	int rc;
 
 	OFFLOAD(r);
@@ -72,10 +71,9 @@ static enum MHD_Result explain_reply(hreq *r, const char *q, size_t n, const cha
 	hb_put(&b, "\n", 1);
 	if (!key)
 		return reply_buf(r, 200, "application/json", &b);
-	len = b.len;
-	if (!(resp = make_response(&b, "application/json")))
+	if (!(h = hbody_from_buf(&b, "application/json", HTTPD_PAGE_CACHE, HF_GZIP_KEEP)))
 		return reply_error(r, 503, "out of memory");
-	return cache_put_reply(r, key, 200, resp, len);
+	return cache_put_reply(r, key, 200, h);
 }
 
 enum MHD_Result api_explain(hreq *r)

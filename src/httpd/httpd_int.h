@@ -12,12 +12,15 @@
 #include "httpd.h"
 
 /* Methods, as bits for route tables. HEAD is served wherever GET is. */
-enum { HM_GET = 1, HM_HEAD = 2, HM_POST = 4, HM_OTHER = 8 };
+enum { HM_GET = 1, HM_HEAD = 2, HM_POST = 4, HM_OTHER = 8, HM_OPTIONS = 16 };
 
 /* Kinds of request body a route accepts (checked against Content-Type). */
 enum { HB_NONE = 0, HB_TEXT, HB_FORM, HB_MAIL };
 
 #define HTTPD_LOG_URI 512 /* bytes of the request target kept for the log */
+#define HTTPD_REQID_MAX 64 /* bytes of an X-Request-Id taken from a client */
+#define HTTPD_RETRY_AFTER "5"  /* seconds, in a 503 */
+#define HTTPD_PAGE_CACHE "public, max-age=300" /* pages and cacheable GETs */
 
 /* One request, from the first byte of its request line to its log line. */
 typedef struct hreq {
@@ -51,6 +54,7 @@ typedef struct hreq {
 	char mname[16];
 	char version[12];
 	char uri[HTTPD_LOG_URI];
+	char reqid[HTTPD_REQID_MAX + 1]; /* X-Request-Id: the client's, checked, or made */
 } hreq;
 
 /* ---- buffers (hbuf.c): appenders over smtpdiag_buf; oom is sticky ---- */
@@ -68,8 +72,6 @@ char *form_field(char *body, size_t len, const char *name, size_t *outlen);
 void reply_headers(struct MHD_Response *resp, const char *ctype);
 /* Answer with b's bytes (ownership moves to the response, even on failure). */
 enum MHD_Result reply_buf(hreq *r, int status, const char *ctype, smtpdiag_buf *b);
-/* A response holding b's bytes with the common headers (takes b's data); NULL on failure. */
-struct MHD_Response *make_response(smtpdiag_buf *b, const char *ctype);
 /* Answer with a response kept elsewhere (static or cached); not destroyed here. */
 enum MHD_Result reply_shared(hreq *r, int status, struct MHD_Response *resp, size_t len);
 /* Error as JSON for the API, as a page otherwise. */
@@ -93,6 +95,38 @@ int req_is_api(const hreq *r);
 smtpdiag_decoder *thread_decoder(unsigned flags);
 /* The user rules of the server (--rules), NULL when none: shared read-only. */
 const smtpdiag_rules *serve_rules(void);
+
+/* ---- conventions (conv.c): bodies with ETags and gzip twins, 304, CORS, ids ---- */
+enum { HF_NO_ETAG = 1, HF_GZIP_NOW = 2, HF_GZIP_KEEP = 4 };
+/* A finished body, shared by reference: each answer is a response of its own
+ * over the same bytes, so it can carry its request's id. */
+typedef struct hbody {
+	atomic_int refs;
+	char *data;
+	size_t len;
+	int owned;              /* data is freed with the body */
+	unsigned flags;         /* HF_* */
+	const char *ctype, *cache; /* static strings; cache NULL for none */
+	char etag[24];          /* strong, from the bytes; "" with HF_NO_ETAG */
+	struct hbody *gz;       /* the gzip twin, NULL when none */
+} hbody;
+/* One reference to a new body over data (freed with it when owned, even on
+ * failure); HF_GZIP_* make the gzip twin (best or fastest). NULL on failure. */
+hbody *hbody_new(char *data, size_t len, int owned, const char *ctype, const char *cache, unsigned flags);
+/* The same over b's bytes (taken from b). */
+hbody *hbody_from_buf(smtpdiag_buf *b, const char *ctype, const char *cache, unsigned flags);
+void hbody_ref(hbody *h);
+void hbody_unref(hbody *h);
+/* Answer with h: 304 when If-None-Match names it, its gzip twin when accepted. */
+enum MHD_Result reply_body(hreq *r, int status, hbody *h);
+/* OPTIONS: 204, Allow; on the API with the CORS preflight headers. */
+enum MHD_Result reply_options(hreq *r, unsigned methods);
+/* Headers of this request's answer: its id, CORS on the API, close, Retry-After. */
+void req_headers(hreq *r, struct MHD_Response *resp);
+int req_gzip_ok(hreq *r);
+void reqid_init(void);
+/* Take the client's X-Request-Id if it is fit to echo and log, else make one. */
+void reqid_take(hreq *r);
 
 /* ---- routes (routes.c) ---- */
 typedef enum MHD_Result (*route_fn)(hreq *r);
@@ -174,8 +208,8 @@ int status_of(int rc);
 /* ---- cache (cache.c): a bounded table of finished responses ---- */
 /* 1: answered from the cache, 0: not there, -1: found but queueing failed. */
 int cache_reply(hreq *r, const char *key);
-/* Keep resp under key (takes a reference) and answer r with it. */
-enum MHD_Result cache_put_reply(hreq *r, const char *key, int status, struct MHD_Response *resp, size_t len);
+/* Keep h under key (takes the caller's reference) and answer r with it. */
+enum MHD_Result cache_put_reply(hreq *r, const char *key, int status, hbody *h);
 void cache_clear(void);
 
 /* ---- guard (guard.c): deadlines, framing, the body account ---- */

@@ -202,9 +202,8 @@ enum MHD_Result page_code(hreq *r)
 	smtpdiag_explanation *e;
 	smtpdiag_error err = { 0, "" };
 	smtpdiag_buf b = { 0 };
-	struct MHD_Response *resp;
+	hbody *h;
 	char key[CODE_MAX_Q + 8], code[64], title[160];
-	size_t len;
 	int hit, rc;
 
 	if (!*q)
@@ -228,10 +227,9 @@ enum MHD_Result page_code(hreq *r)
 	code_tail(&b, e, code);
 	page_end(&b);
 	smtpdiag_explanation_free(e);
-	len = b.len;
-	if (!(resp = make_response(&b, "text/html; charset=utf-8")))
+	if (!(h = hbody_from_buf(&b, "text/html; charset=utf-8", HTTPD_PAGE_CACHE, HF_GZIP_KEEP)))
 		return reply_error(r, 503, "out of memory");
-	return cache_put_reply(r, key, 200, resp, len);
+	return cache_put_reply(r, key, 200, h);
 }
 
 /* ---- /analyze ---- */

@@ -42,37 +42,25 @@ const route *route_at(int i)
 /* ---- responses made once ---- */
 
 enum { S_CSS, S_JS, S_ICON, S_INDEX, S_CODES, S_HEALTH, S_REASONS, S_COUNT };
-static struct MHD_Response *shared[S_COUNT];
-static size_t shared_len[S_COUNT];
+static hbody *shared[S_COUNT];
 
 static int make_static(int i, const char *data, size_t len, const char *ctype, const char *cache)
 {
-	shared[i] = MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
-	if (!shared[i])
-		return -1;
-	reply_headers(shared[i], ctype);
-	if (cache)
-		MHD_add_response_header(shared[i], MHD_HTTP_HEADER_CACHE_CONTROL, cache);
-	shared_len[i] = len;
-	return 0;
+	shared[i] = hbody_new((char *)data, len, 0, ctype, cache, HF_GZIP_KEEP);
+	return shared[i] ? 0 : -1;
 }
 
+/* From b (taken); cache "no-store" means no ETag either. */
 static int make_built(int i, smtpdiag_buf *b, const char *ctype, const char *cache)
 {
-	if (b->oom || !b->len) {
+	unsigned flags = HF_GZIP_KEEP | (cache && !strcmp(cache, "no-store") ? HF_NO_ETAG : 0);
+
+	if (!b->len) {
 		smtpdiag_buf_free(b);
 		return -1;
 	}
-	shared[i] = MHD_create_response_from_buffer_with_free_callback(b->len, b->data, free);
-	if (!shared[i]) {
-		smtpdiag_buf_free(b);
-		return -1;
-	}
-	reply_headers(shared[i], ctype);
-	if (cache)
-		MHD_add_response_header(shared[i], MHD_HTTP_HEADER_CACHE_CONTROL, cache);
-	shared_len[i] = b->len;
-	return 0;
+	shared[i] = hbody_from_buf(b, ctype, cache ? cache : HTTPD_PAGE_CACHE, flags);
+	return shared[i] ? 0 : -1;
 }
 
 int routes_init(void)
@@ -102,30 +90,29 @@ int routes_init(void)
 void routes_free(void)
 {
 	for (int i = 0; i < S_COUNT; i++) {
-		if (shared[i])
-			MHD_destroy_response(shared[i]);
+		hbody_unref(shared[i]);
 		shared[i] = NULL;
 	}
 }
 
 static enum MHD_Result static_css(hreq *r)
 {
-	return reply_shared(r, 200, shared[S_CSS], shared_len[S_CSS]);
+	return reply_body(r, 200, shared[S_CSS]);
 }
 
 static enum MHD_Result static_js(hreq *r)
 {
-	return reply_shared(r, 200, shared[S_JS], shared_len[S_JS]);
+	return reply_body(r, 200, shared[S_JS]);
 }
 
 static enum MHD_Result page_reasons(hreq *r)
 {
-	return reply_shared(r, 200, shared[S_REASONS], shared_len[S_REASONS]);
+	return reply_body(r, 200, shared[S_REASONS]);
 }
 
 static enum MHD_Result static_icon(hreq *r)
 {
-	return reply_shared(r, 200, shared[S_ICON], shared_len[S_ICON]);
+	return reply_body(r, 200, shared[S_ICON]);
 }
 
 enum MHD_Result page_index(hreq *r)
@@ -134,7 +121,7 @@ enum MHD_Result page_index(hreq *r)
 	smtpdiag_buf b = { 0 };
 
 	if ((!q || !*q) && (!f || !*f || !strcmp(f, "all")))
-		return reply_shared(r, 200, shared[S_INDEX], shared_len[S_INDEX]);
+		return reply_body(r, 200, shared[S_INDEX]);
 	if (q && strlen(q) > 200)
 		return reply_error(r, 400, "search text too long (200 characters at most)");
 	OFFLOAD(r);
@@ -144,10 +131,10 @@ enum MHD_Result page_index(hreq *r)
 
 enum MHD_Result api_codes(hreq *r)
 {
-	return reply_shared(r, 200, shared[S_CODES], shared_len[S_CODES]);
+	return reply_body(r, 200, shared[S_CODES]);
 }
 
 enum MHD_Result api_health(hreq *r)
 {
-	return reply_shared(r, 200, shared[S_HEALTH], shared_len[S_HEALTH]);
+	return reply_body(r, 200, shared[S_HEALTH]);
 }

@@ -25,7 +25,6 @@
 
 #define HTTPD_DRAIN_MS 3000    /* how long shutdown waits for requests in flight */
 #define HTTPD_FD_SPARE 64      /* descriptors kept for other uses than connections */
-#define HTTPD_RETRY_AFTER "5"  /* seconds, in a 503 */
 
 static const char csp[] = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -105,27 +104,14 @@ enum MHD_Result reply_shared(hreq *r, int status, struct MHD_Response *resp, siz
 	return MHD_queue_response(r->conn, (unsigned)status, resp);
 }
 
-struct MHD_Response *make_response(smtpdiag_buf *b, const char *ctype)
-{
-	struct MHD_Response *resp = NULL;
-
-	if (!b->oom && b->len)
-		resp = MHD_create_response_from_buffer_with_free_callback(b->len, b->data, free);
-	if (!resp) {
-		smtpdiag_buf_free(b);
-		return NULL;
-	}
-	b->data = NULL;
-	b->len = b->cap = 0;
-	reply_headers(resp, ctype);
-	return resp;
-}
-
+/* Pages and GETs that answer 200 get an ETag and may be cached; the rest not. */
 enum MHD_Result reply_buf(hreq *r, int status, const char *ctype, smtpdiag_buf *b)
 {
-	struct MHD_Response *resp;
+	int get = (r->method == HM_GET || r->method == HM_HEAD) && status == 200;
+	unsigned flags = (req_gzip_ok(r) ? HF_GZIP_NOW : 0) | (get ? 0 : HF_NO_ETAG);
+	const char *cache = get ? HTTPD_PAGE_CACHE : r->method == HM_POST || req_is_api(r) ? "no-store" : NULL;
 	enum MHD_Result ret;
-	size_t len = b->len;
+	hbody *h;
 
 	if (b->oom) {
 		smtpdiag_buf_free(b);
@@ -133,27 +119,10 @@ enum MHD_Result reply_buf(hreq *r, int status, const char *ctype, smtpdiag_buf *
 			return MHD_NO;
 		return reply_error(r, 500, "out of memory");
 	}
-	if (len)
-		resp = MHD_create_response_from_buffer_with_free_callback(len, b->data, free);
-	else
-		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-	if (!resp) {
-		smtpdiag_buf_free(b);
+	if (!(h = hbody_from_buf(b, ctype, cache, flags)))
 		return MHD_NO;
-	}
-	if (!len)
-		smtpdiag_buf_free(b);
-	b->data = NULL;
-	b->len = b->cap = 0;
-	reply_headers(resp, ctype);
-	if (r->method == HM_POST || req_is_api(r))
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	if (r->close)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	if (r->retry_after)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, HTTPD_RETRY_AFTER);
-	ret = reply_shared(r, status, resp, len);
-	MHD_destroy_response(resp);
+	ret = reply_body(r, status, h);
+	hbody_unref(h);
 	return ret;
 }
 
@@ -189,8 +158,8 @@ enum MHD_Result reply_405(hreq *r, unsigned allowed)
 	char allow[32] = "";
 	enum MHD_Result ret;
 
-	snprintf(allow, sizeof(allow), "%s%s", allowed & HM_GET ? "GET, HEAD" : "",
-		 allowed & HM_POST ? (allowed & HM_GET ? ", POST" : "POST") : "");
+	snprintf(allow, sizeof(allow), "%s%sOPTIONS", allowed & HM_GET ? "GET, HEAD, " : "",
+		 allowed & HM_POST ? "POST, " : "");
 	if (req_is_api(r)) {
 		smtpdiag_buf_printf(&b, "{\"error\":\"method %s not allowed here; use %s\",\"status\":405}\n", r->mname, allow);
 	} else {
@@ -204,6 +173,7 @@ enum MHD_Result reply_405(hreq *r, unsigned allowed)
 	}
 	reply_headers(resp, req_is_api(r) ? "application/json" : "text/html; charset=utf-8");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	req_headers(r, resp);
 	ret = reply_shared(r, 405, resp, b.len);
 	MHD_destroy_response(resp);
 	return ret;
@@ -241,6 +211,8 @@ static unsigned method_bit(const char *m)
 		return HM_HEAD;
 	if (!strcmp(m, "POST"))
 		return HM_POST;
+	if (!strcmp(m, "OPTIONS"))
+		return HM_OPTIONS;
 	return HM_OTHER;
 }
 
@@ -328,6 +300,7 @@ static enum MHD_Result start(hreq *r, const char *url, const char *method, const
 	snprintf(r->mname, sizeof(r->mname), "%s", method);
 	snprintf(r->version, sizeof(r->version), "%s", version);
 	r->method = method_bit(method);
+	reqid_take(r);
 	if ((bad = guard_framing(r->conn)) != NULL) {
 		char msg[96];
 		snprintf(msg, sizeof(msg), "ambiguous request framing: %s", bad);
@@ -361,6 +334,8 @@ static enum MHD_Result finish(hreq *r)
 	if (r->route < 0)
 		return reply_error(r, 404, "no such page");
 	rt = route_at(r->route);
+	if (r->method == HM_OPTIONS)
+		return reply_options(r, rt->methods);
 	if (!(rt->methods & (r->method == HM_HEAD ? HM_GET : r->method)))
 		return reply_405(r, rt->methods);
 	if (r->over && rt->body != HB_FORM) {
@@ -513,9 +488,9 @@ static void log_line(hreq *r, enum MHD_RequestTerminationCode toe)
 	strftime(when, sizeof(when), "%d/%b/%Y:%H:%M:%S +0000", &tm);
 	log_escape(uri, sizeof(uri), r->uri);
 	snprintf(st, sizeof(st), r->status ? "%d" : "-", r->status);
-	n = snprintf(line, sizeof(line), "%s - - [%s] \"%s %s %s\" %s %llu %.3fms%s\n", ip, when,
+	n = snprintf(line, sizeof(line), "%s - - [%s] \"%s %s %s\" %s %llu id=%s %.3fms%s\n", ip, when,
 		     r->mname[0] ? r->mname : "-", uri, r->version[0] ? r->version : "-", st,
-		     (unsigned long long)r->bytes, elapsed(r) * 1e3,
+		     (unsigned long long)r->bytes, r->reqid[0] ? r->reqid : "-", elapsed(r) * 1e3,
 		     toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && guard_was_cut(r->hc) ? " deadline" : toe_name(toe));
 	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
 		return;
@@ -666,6 +641,7 @@ int httpd_run(const httpd_config *conf, char *err, size_t errlen)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* the pool's threads inherit the mask */
 	user_rules = c.rules;
+	reqid_init();
 	if (pthread_key_create(&dec_key, dec_free) != 0 || routes_init() < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

@@ -297,6 +297,72 @@ expect_hdr '^content-type: application/json' "API 405 is JSON"
 req "PUT explain" -- -X PUT --data-binary 431 "$U/api/v1/explain"
 expect_status 405 "PUT /api/v1/explain is 405"
 
+# HTTP conventions: ETag and 304, gzip, CORS, OPTIONS, request ids
+for path in / /code/431 /static/style.css /api/v1/codes "/api/v1/explain?q=431" "/?q=mailbox" /reasons; do
+	req "etag $path" -- "$U$path"
+	etag=$(tr -d '\r' <"$TMP/hdr" | sed -n 's/^[Ee][Tt]ag: //p')
+	ok_if "$(printf '%s' "$etag" | grep -Eq '^"[0-9a-f]{16}"$' && echo 1)" "$path has a strong ETag ($etag)"
+	expect_hdr '^cache-control: (public, )?max-age=' "$path has Cache-Control"
+	req "304 $path" -- -H "If-None-Match: $etag" "$U$path"
+	expect_status 304 "$path with If-None-Match is 304"
+	expect_hdr "^etag: $etag" "the 304 names the ETag"
+	req "304 list $path" -- -H "If-None-Match: \"x\", W/$etag" "$U$path"
+	expect_status 304 "$path: a list with the weak form is 304 too"
+done
+req "etag other" -- -H 'If-None-Match: "0000000000000000"' "$U/code/431"
+expect_status 200 "another ETag is 200"
+req "no etag on POST" -- --data-urlencode "text=550 5.1.1 x" "$U/analyze"
+expect_hdr '^cache-control: no-store' "POST answers are not stored"
+ok_if "$(tr -d '\r' <"$TMP/hdr" | grep -qi '^etag:' || echo 1)" "POST answers have no ETag"
+req "healthz no-store" -- "$U/healthz"
+expect_hdr '^cache-control: no-store' "healthz is not stored"
+for path in / /code/431 /static/style.css /api/v1/codes "/?q=mailbox"; do
+	req "gzip $path" -- -H 'Accept-Encoding: gzip' "$U$path"
+	expect_hdr '^content-encoding: gzip' "$path gzipped when accepted"
+	expect_hdr '^vary: accept-encoding' "$path varies by Accept-Encoding"
+	ok_if "$(gzip -dc <"$TMP/out" 2>/dev/null | grep -q '[a-z]' && echo 1)" "$path gzip body inflates"
+done
+req "gzip q=0" -- -H 'Accept-Encoding: gzip;q=0, identity' "$U/"
+ok_if "$(tr -d '\r' <"$TMP/hdr" | grep -qi '^content-encoding:' || echo 1)" "gzip;q=0 is not gzipped"
+req "gzip etag 304" -- -H 'Accept-Encoding: gzip' "$U/code/431"
+gzetag=$(tr -d '\r' <"$TMP/hdr" | sed -n 's/^[Ee][Tt]ag: //p')
+ok_if "$(printf '%s' "$gzetag" | grep -Eq '^"[0-9a-f]{16}-gz"$' && echo 1)" "the gzip form has its own strong ETag"
+req "gzip 304" -- -H 'Accept-Encoding: gzip' -H "If-None-Match: $gzetag" "$U/code/431"
+expect_status 304 "If-None-Match with the gzip ETag is 304"
+req "gzip decode POST" -- -H 'Accept-Encoding: gzip' -H 'Content-Type: message/rfc822' --data-binary "@samples/two-bounces.mbox" "$U/api/v1/decode"
+ok_if "$(gzip -dc <"$TMP/out" 2>/dev/null | grep -q '"recipient"' && echo 1)" "a dynamic answer is gzipped too"
+req "cors get" -- -H 'Origin: https://example.com' "$U/api/v1/explain?q=431"
+expect_hdr '^access-control-allow-origin: \*' "the API allows any origin"
+req "cors page" -- -H 'Origin: https://example.com' "$U/code/431"
+ok_if "$(tr -d '\r' <"$TMP/hdr" | grep -qi '^access-control-allow-origin' || echo 1)" "pages are not CORS-shared"
+req "preflight" -- -X OPTIONS -H 'Origin: https://example.com' -H 'Access-Control-Request-Method: POST' -H 'Access-Control-Request-Headers: content-type' "$U/api/v1/explain"
+expect_status 204 "CORS preflight is 204"
+expect_hdr '^access-control-allow-origin: \*' "preflight allows the origin"
+expect_hdr '^access-control-allow-methods: GET, HEAD, POST, OPTIONS' "preflight names the methods"
+expect_hdr '^access-control-allow-headers: .*content-type' "preflight allows Content-Type"
+expect_hdr '^access-control-max-age: [0-9]+' "preflight may be cached"
+req "options page" -- -X OPTIONS "$U/code/431"
+expect_status 204 "OPTIONS on a page is 204"
+expect_hdr '^allow: GET, HEAD, OPTIONS' "OPTIONS says what is allowed"
+req "options 404" -- -X OPTIONS "$U/nope"
+expect_status 404 "OPTIONS on no route is 404"
+req "request id echoed" -- -H 'X-Request-Id: trace-42:abc' "$U/healthz"
+expect_hdr '^x-request-id: trace-42:abc$' "a fit X-Request-Id is echoed"
+req "request id made" -- "$U/code/431"
+expect_hdr '^x-request-id: [0-9a-f]{16}$' "an id is made when none is given (cached page too)"
+id1=$(tr -d '\r' <"$TMP/hdr" | sed -n 's/^[Xx]-[Rr]equest-[Ii]d: //p')
+req "request id made again" -- "$U/code/431"
+id2=$(tr -d '\r' <"$TMP/hdr" | sed -n 's/^[Xx]-[Rr]equest-[Ii]d: //p')
+ok_if "$([ -n "$id1" ] && [ "$id1" != "$id2" ] && echo 1)" "each answer has its own id ($id1, $id2)"
+req "request id too long" -- -H "X-Request-Id: $(head -c 65 /dev/zero | tr '\0' 'a')" "$U/healthz"
+expect_hdr '^x-request-id: [0-9a-f]{16}$' "an over-long id is replaced"
+req "request id with spaces" -- -H 'X-Request-Id: a b<script>' "$U/healthz"
+expect_hdr '^x-request-id: [0-9a-f]{16}$' "an id with spaces or markup is replaced"
+req "request id on 404" -- -H 'X-Request-Id: lost-1' "$U/nope"
+expect_hdr '^x-request-id: lost-1$' "errors carry the id too"
+req "request id on 405" -- -X DELETE -H 'X-Request-Id: del-1' "$U/"
+expect_hdr '^x-request-id: del-1$' "405 carries the id"
+
 # body limit (default 10 MiB)
 head -c 11000000 /dev/zero | tr '\0' 'a' >"$TMP/big"
 req "big body" -- -H 'Content-Type: message/rfc822' --data-binary "@$TMP/big" "$U/api/v1/decode"
@@ -316,7 +382,8 @@ wait "$(cat "$TMP/a.pid")"
 ok_if "$([ $? -eq 0 ] && echo 1)" "exit status 0 after SIGTERM"
 expect_log 'SIGTERM: stopping' "stop is logged" a
 expect_log 'serve: stopped$' "clean stop logged" a
-expect_log '"GET /code/431 HTTP/1.1" 200 [0-9]+ [0-9.]+ms$' "access log line: request, status, bytes, time" a
+expect_log '"GET /code/431 HTTP/1.1" 200 [0-9]+ id=[0-9a-f]{16} [0-9.]+ms$' "access log line: request, status, bytes, request id, time" a
+expect_log '"GET /healthz HTTP/1.1" 200 [0-9]+ id=trace-42:abc ' "the client's request id is in the access log" a
 expect_log '"DELETE / HTTP/1.1" 405 ' "access log has the method and status" a
 lines=$(grep -c '^127\.0\.0\.1 - - \[' "$TMP/a.log")
 ok_if "$([ "$lines" -eq "$RQ" ] && echo 1)" "one access log line per request ($lines lines, $RQ requests)"
