@@ -202,6 +202,8 @@ enum MHD_Result api_health(hreq *r);
 /* Explain with mode "auto" (a code first, then any text), "code", "text" or "file". */
 int explain_query(const char *q, size_t n, const char *mode, smtpdiag_explanation **e,
 		  smtpdiag_error *err);
+/* A reference's link into out ("RFC 5321 section 4.2.3" -> rfc-editor.org); 0 when none. */
+int ref_url(const char *ref, char *out, size_t cap);
 /* HTTP status for a library error code. */
 int status_of(int rc);
 

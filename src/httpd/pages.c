@@ -62,21 +62,17 @@ static void chips(smtpdiag_buf *b, const char *const *v)
 	hb_puts(b, "</ul>\n");
 }
 
-/* "RFC 5321 section 4.2.3" links to the RFC Editor's page; other references are text. */
+/* A reference, linked when it has a link (RFC 5321 to the RFC Editor's page). */
 static void reference(smtpdiag_buf *b, const char *ref)
 {
-	unsigned long num = 0;
-	char *end;
-	const char *sec;
+	char url[160];
 
-	if (strncmp(ref, "RFC ", 4) || (num = strtoul(ref + 4, &end, 10)) == 0 || num > 99999) {
+	if (!ref_url(ref, url, sizeof(url))) {
 		hb_htmls(b, ref);
 		return;
 	}
-	smtpdiag_buf_printf(b, "<a href=\"https://www.rfc-editor.org/rfc/rfc%lu", num);
-	sec = strstr(ref, " section ");
-	if (sec && strspn(sec + 9, "0123456789.") > 0)
-		smtpdiag_buf_printf(b, "#section-%.*s", (int)strspn(sec + 9, "0123456789."), sec + 9);
+	hb_puts(b, "<a href=\"");
+	hb_htmls(b, url);
 	hb_puts(b, "\">");
 	hb_htmls(b, ref);
 	hb_puts(b, "</a>");

@@ -219,7 +219,7 @@ static unsigned method_bit(const char *m)
 /* Does the request's Content-Type name one of the types of this body kind? */
 static int type_ok(hreq *r, int kind)
 {
-	static const char *const text[] = { "text/plain", "application/x-www-form-urlencoded", NULL };
+	static const char *const text[] = { "text/plain", "application/x-www-form-urlencoded", "application/json", NULL };
 	static const char *const form[] = { "application/x-www-form-urlencoded", NULL };
 	static const char *const mail[] = { "message/rfc822", "message/global", "application/mbox",
 					    "text/plain", "application/octet-stream", NULL };
@@ -274,7 +274,7 @@ static enum MHD_Result start_body(hreq *r, const route *rt)
 	if (!type_ok(r, rt->body))
 		return reply_error(r, 415, rt->body == HB_FORM ? "send the form as application/x-www-form-urlencoded"
 				   : rt->body == HB_MAIL ? "send the email as message/rfc822, application/mbox or text/plain"
-				   : "send the text as text/plain");
+				   : "send the text as text/plain, a form or JSON ({\"q\": \"...\"})");
 	return MHD_YES;
 }
 
