@@ -117,6 +117,8 @@ static enum MHD_Result explain_reply(hreq *r, const char *q, size_t n, const cha
 	if (rc < 0)
 		return reply_error(r, status_of(rc), err.message[0] ? err.message : smtpdiag_strerror(rc));
 	explanation_json(e, &b);
+	if (e->bounce)
+		metrics_verdict(e->reason, e->advice);
 	smtpdiag_explanation_free(e);
 	hb_put(&b, "\n", 1);
 	if (!key)
@@ -230,8 +232,10 @@ static int decode_one(smtpdiag_decoder *d, const char *msg, size_t len, const ch
 	else
 		st->not_bounces++;
 	for (int i = 0; i < n; i++) {
+		const smtpdiag_fact *f = smtpdiag_decoder_fact(d, (size_t)i);
 		hb_puts(&st->out, st->results++ ? ",\n" : "\n");
-		smtpdiag_fact_json(smtpdiag_decoder_fact(d, (size_t)i), &st->out);
+		smtpdiag_fact_json(f, &st->out);
+		metrics_verdict(f->reason, f->advice);
 	}
 	return n;
 }
@@ -290,6 +294,7 @@ enum MHD_Result api_decode(hreq *r)
 			rc = decode_one(d, m, mlen, origin, &st, &err); /* one unreadable message is reported, not fatal */
 		}
 	}
+	metrics_decode_errors(st.errors);
 	if (st.errors && st.errors == st.messages) {
 		smtpdiag_buf_free(&st.out);
 		smtpdiag_buf_free(&st.errs);

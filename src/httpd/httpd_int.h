@@ -137,8 +137,10 @@ typedef struct route {
 	int body;         /* HB_* for POST */
 	route_fn fn;
 } route;
+#define HTTPD_ROUTES_MAX 32 /* entries of the route table (checked at build time) */
 int route_find(const char *url);
 const route *route_at(int i);
+const route *route_at_or_null(int i); /* NULL past the end */
 int routes_init(void);    /* build the static responses; 0 or -1 */
 void routes_free(void);
 
@@ -193,6 +195,19 @@ typedef struct summary {
 void summary_add(summary *s, const char *advice, const char *reason);
 /* Counts first; shown: how many cards follow. */
 void summary_html(smtpdiag_buf *b, const summary *s, size_t shown);
+
+/* ---- metrics (metrics.c): GET /metrics ---- */
+enum { M_TOO_LARGE, M_WRONG_TYPE, M_BUSY, M_BAD_FRAMING, M_REFUSED };
+void metrics_request(int route, int status, double seconds);
+void metrics_verdict(const char *reason, const char *advice);
+void metrics_decode_errors(size_t n);
+void metrics_refused(int why); /* M_* */
+void metrics_text(smtpdiag_buf *b);
+enum MHD_Result page_metrics(hreq *r);
+
+/* ---- OpenAPI (openapi.c) ---- */
+void openapi_json(smtpdiag_buf *b);
+void render_api(smtpdiag_buf *b);
 
 /* ---- JSON API (api.c) ---- */
 enum MHD_Result api_explain(hreq *r);

@@ -69,6 +69,8 @@ const char css_text[] =
 	"article.card{border:1px solid var(--line);border-left:4px solid var(--c,var(--line));border-radius:.4rem;"
 	"padding:.3rem 1rem .6rem;margin:1rem 0}"
 	"article.card h3{font-size:1.1rem;overflow-wrap:anywhere}\n"
+	"table.api{border-collapse:collapse;width:100%}table.api td,table.api th{text-align:left;padding:.3rem .5rem;"
+	"border-bottom:1px solid var(--line);vertical-align:top}table.api td:nth-child(2){overflow-wrap:anywhere}\n"
 	"footer{max-width:76rem;margin:0 auto;padding:1rem;color:var(--muted);font-size:.85rem;"
 	"border-top:1px solid var(--line)}\n"
 	".sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}\n"
@@ -131,7 +133,7 @@ void page_begin(smtpdiag_buf *b, const char *title, const char *mainclass)
 		   "<script src=\"/static/app.js\" defer></script>\n</head><body>\n"
 		   "<header class=\"top\"><a class=\"brand\" href=\"/\">smtp<span>diag</span></a>\n"
 		   "<nav><a href=\"/\">Codes</a><a href=\"/analyze\">Analyze a bounce</a>"
-		   "<a href=\"/reasons\">Reasons</a><a href=\"/api/v1/codes\">API</a></nav></header>\n<main");
+		   "<a href=\"/reasons\">Reasons</a><a href=\"/api\">API</a></nav></header>\n<main");
 	if (mainclass && *mainclass) {
 		hb_puts(b, " class=\"");
 		hb_htmls(b, mainclass);

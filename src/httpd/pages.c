@@ -411,12 +411,14 @@ static size_t decode_cards(smtpdiag_buf *b, const char *text, size_t len, summar
 	if (!mbox)
 		mlen = len;
 	while (mbox ? smtpdiag_mbox_next(text, len, &pos, &m, &mlen) : m != NULL) {
-		n = smtpdiag_decode(d, m, mlen, NULL, &err);
+		if ((n = smtpdiag_decode(d, m, mlen, NULL, &err)) < 0)
+			metrics_decode_errors(1);
 		for (int i = 0; i < n; i++) {
 			const smtpdiag_fact *f = smtpdiag_decoder_fact(d, (size_t)i);
 			if (sum->facts < CARDS_MAX)
 				fact_card(b, f);
 			summary_add(sum, f->advice, f->reason);
+			metrics_verdict(f->reason, f->advice);
 		}
 		if (!mbox)
 			m = NULL;

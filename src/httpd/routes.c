@@ -9,6 +9,8 @@ static enum MHD_Result static_css(hreq *r);
 static enum MHD_Result static_js(hreq *r);
 static enum MHD_Result static_icon(hreq *r);
 static enum MHD_Result page_reasons(hreq *r);
+static enum MHD_Result api_openapi(hreq *r);
+static enum MHD_Result page_api(hreq *r);
 
 static const route routes[] = {
 	{ "/", 0, HM_GET, HB_NONE, page_index },
@@ -18,11 +20,21 @@ static const route routes[] = {
 	{ "/api/v1/explain", 0, HM_GET | HM_POST, HB_TEXT, api_explain },
 	{ "/api/v1/decode", 0, HM_POST, HB_MAIL, api_decode },
 	{ "/api/v1/codes", 0, HM_GET, HB_NONE, api_codes },
+	{ "/api/v1/openapi.json", 0, HM_GET, HB_NONE, api_openapi },
+	{ "/api", 0, HM_GET, HB_NONE, page_api },
 	{ "/healthz", 0, HM_GET, HB_NONE, api_health },
+	{ "/metrics", 0, HM_GET, HB_NONE, page_metrics },
 	{ "/static/style.css", 0, HM_GET, HB_NONE, static_css },
 	{ "/static/app.js", 0, HM_GET, HB_NONE, static_js },
 	{ "/static/icon.svg", 0, HM_GET, HB_NONE, static_icon },
 };
+
+_Static_assert(sizeof(routes) / sizeof(routes[0]) <= HTTPD_ROUTES_MAX, "raise HTTPD_ROUTES_MAX");
+
+const route *route_at_or_null(int i)
+{
+	return i >= 0 && (size_t)i < sizeof(routes) / sizeof(routes[0]) ? &routes[i] : NULL;
+}
 
 int route_find(const char *url)
 {
@@ -41,7 +53,7 @@ const route *route_at(int i)
 
 /* ---- responses made once ---- */
 
-enum { S_CSS, S_JS, S_ICON, S_INDEX, S_CODES, S_HEALTH, S_REASONS, S_COUNT };
+enum { S_CSS, S_JS, S_ICON, S_INDEX, S_CODES, S_HEALTH, S_REASONS, S_OPENAPI, S_API, S_COUNT };
 static hbody *shared[S_COUNT];
 
 static int make_static(int i, const char *data, size_t len, const char *ctype, const char *cache)
@@ -65,13 +77,15 @@ static int make_built(int i, smtpdiag_buf *b, const char *ctype, const char *cac
 
 int routes_init(void)
 {
-	smtpdiag_buf idx = { 0 }, codes = { 0 }, health = { 0 }, reasons = { 0 };
+	smtpdiag_buf idx = { 0 }, codes = { 0 }, health = { 0 }, reasons = { 0 }, oas = { 0 }, api = { 0 };
 	static const char day[] = "public, max-age=86400";
 
 	index_init();
 	render_index(&idx, NULL, NULL);
 	codes_json(&codes);
 	render_reasons(&reasons);
+	openapi_json(&oas);
+	render_api(&api);
 	smtpdiag_buf_printf(&health, "{\"status\":\"ok\",\"version\":\"%s\",\"codes\":%zu}\n",
 		  smtpdiag_version(), smtpdiag_code_count());
 	if (make_static(S_CSS, css_text, css_len, "text/css; charset=utf-8", day) < 0 ||
@@ -80,6 +94,8 @@ int routes_init(void)
 	    make_built(S_INDEX, &idx, "text/html; charset=utf-8", NULL) < 0 ||
 	    make_built(S_CODES, &codes, "application/json", NULL) < 0 ||
 	    make_built(S_REASONS, &reasons, "text/html; charset=utf-8", NULL) < 0 ||
+	    make_built(S_OPENAPI, &oas, "application/json", NULL) < 0 ||
+	    make_built(S_API, &api, "text/html; charset=utf-8", NULL) < 0 ||
 	    make_built(S_HEALTH, &health, "application/json", "no-store") < 0) {
 		routes_free();
 		return -1;
@@ -108,6 +124,16 @@ static enum MHD_Result static_js(hreq *r)
 static enum MHD_Result page_reasons(hreq *r)
 {
 	return reply_body(r, 200, shared[S_REASONS]);
+}
+
+static enum MHD_Result api_openapi(hreq *r)
+{
+	return reply_body(r, 200, shared[S_OPENAPI]);
+}
+
+static enum MHD_Result page_api(hreq *r)
+{
+	return reply_body(r, 200, shared[S_API]);
 }
 
 static enum MHD_Result static_icon(hreq *r)

@@ -266,12 +266,15 @@ static enum MHD_Result start_body(hreq *r, const route *rt)
 	if (rt->body == HB_FORM && n > r->cfg->max_body)
 		n = r->cfg->max_body; /* a form keeps what fits: the page shows it again */
 	if (n > r->cfg->max_body) {
+		metrics_refused(M_TOO_LARGE);
 		body_limit_msg(msg, sizeof(msg), r->cfg->max_body);
 		return reply_error(r, 413, msg);
 	}
-	if (n && !guard_body_room((size_t)n))
+	if (n && !guard_body_room((size_t)n)) {
+		metrics_refused(M_BUSY);
 		return reply_busy(r, "too many request bodies held right now; try again shortly");
-	if (!type_ok(r, rt->body))
+	}
+	if (!type_ok(r, rt->body) && (metrics_refused(M_WRONG_TYPE), 1))
 		return reply_error(r, 415, rt->body == HB_FORM ? "send the form as application/x-www-form-urlencoded"
 				   : rt->body == HB_MAIL ? "send the email as message/rfc822, application/mbox or text/plain"
 				   : "send the text as text/plain, a form or JSON ({\"q\": \"...\"})");
@@ -304,6 +307,7 @@ static enum MHD_Result start(hreq *r, const char *url, const char *method, const
 	if ((bad = guard_framing(r->conn)) != NULL) {
 		char msg[96];
 		snprintf(msg, sizeof(msg), "ambiguous request framing: %s", bad);
+		metrics_refused(M_BAD_FRAMING);
 		r->close = 1;
 		return reply_error(r, 400, msg);
 	}
@@ -338,11 +342,13 @@ static enum MHD_Result finish(hreq *r)
 		return reply_options(r, rt->methods);
 	if (!(rt->methods & (r->method == HM_HEAD ? HM_GET : r->method)))
 		return reply_405(r, rt->methods);
+	if (r->over)
+		metrics_refused(M_TOO_LARGE);
 	if (r->over && rt->body != HB_FORM) {
 		body_limit_msg(msg, sizeof(msg), r->cfg->max_body);
 		return reply_error(r, 413, msg);
 	}
-	if (r->full)
+	if (r->full && (metrics_refused(M_BUSY), 1))
 		return reply_busy(r, "too many request bodies held right now; try again shortly");
 	if (!r->body && !(r->body = calloc(1, 1)))
 		return MHD_NO;
@@ -504,6 +510,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **ptr, enum MHD
 	(void)conn;
 	if (!r)
 		return;
+	metrics_request(r->route, r->status, elapsed(r));
 	if (cfg->access_log)
 		log_line(r, toe);
 	guard_request_done(r->hc);
