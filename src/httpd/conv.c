@@ -18,13 +18,13 @@
 
 /* ---- bodies ---- */
 
-static void etag_of(char *out, size_t cap, const char *p, size_t n, const char *suffix)
+static void etag_of(char *out, size_t cap, const char *p, size_t n)
 {
 	uint64_t h = 14695981039346656037ull; /* FNV-1a 64 */
 
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-	snprintf(out, cap, "\"%016llx%s\"", (unsigned long long)h, suffix);
+	snprintf(out, cap, "\"%016llx\"", (unsigned long long)h);
 }
 
 static int compressible(const char *ctype)
@@ -72,6 +72,7 @@ static hbody *body_alloc(char *data, size_t len, int owned, const hbody *like)
 		return NULL;
 	}
 	atomic_init(&h->refs, 1);
+	atomic_init(&h->gz, NULL);
 	h->data = data;
 	h->len = len;
 	h->owned = owned;
@@ -83,21 +84,46 @@ static hbody *body_alloc(char *data, size_t len, int owned, const hbody *like)
 	return h;
 }
 
+/* The gzip twin's tag: the body's with "-gz" before the closing quote. */
+static void gz_etag(char *out, size_t cap, const char *etag)
+{
+	size_t n = strlen(etag);
+
+	snprintf(out, cap, "%.*s-gz\"", (int)(n ? n - 1 : 0), etag);
+}
+
+/* Make h's gzip twin unless another thread did; NULL when it does not shrink. */
+static hbody *gz_twin(hbody *h, int level)
+{
+	hbody *tw = atomic_load(&h->gz), *none = NULL;
+	size_t gzlen = 0;
+	char *gz;
+
+	if (tw || !h->gzip_able || !(gz = gzip_of(h->data, h->len, level, &gzlen)))
+		return tw;
+	if (!(tw = body_alloc(gz, gzlen, 1, h)))
+		return NULL;
+	if (h->etag[0])
+		gz_etag(tw->etag, sizeof(tw->etag), h->etag);
+	if (!atomic_compare_exchange_strong(&h->gz, &none, tw)) {
+		hbody_unref(tw);
+		return none;
+	}
+	return tw;
+}
+
 hbody *hbody_new(char *data, size_t len, int owned, const char *ctype, const char *cache, unsigned flags)
 {
 	hbody proto = { .ctype = ctype, .cache = cache, .flags = flags };
 	hbody *h = body_alloc(data, len, owned, &proto);
-	size_t gzlen = 0;
-	char *gz;
 
 	if (!h)
 		return NULL;
 	if (!(flags & HF_NO_ETAG))
-		etag_of(h->etag, sizeof(h->etag), data, len, "");
-	if ((flags & (HF_GZIP_NOW | HF_GZIP_KEEP)) && len >= GZ_MIN && compressible(ctype) &&
-	    (gz = gzip_of(data, len, flags & HF_GZIP_KEEP ? GZ_LEVEL_KEPT : GZ_LEVEL_ONCE, &gzlen)) != NULL &&
-	    (h->gz = body_alloc(gz, gzlen, 1, h)) != NULL && h->etag[0])
-		etag_of(h->gz->etag, sizeof(h->gz->etag), data, len, "-gz");
+		etag_of(h->etag, sizeof(h->etag), data, len);
+	h->gzip_able = (flags & (HF_GZIP_NOW | HF_GZIP_KEEP)) && len >= GZ_MIN && compressible(ctype);
+	if (flags & HF_GZIP_NOW)
+		gz_twin(h, GZ_LEVEL_ONCE);
 	return h;
 }
 
@@ -126,7 +152,7 @@ void hbody_unref(hbody *h)
 {
 	if (!h || atomic_fetch_sub(&h->refs, 1) != 1)
 		return;
-	hbody_unref(h->gz);
+	hbody_unref(atomic_load(&h->gz));
 	if (h->owned)
 		free(h->data);
 	free(h);
@@ -167,20 +193,24 @@ int req_gzip_ok(hreq *r)
 	return ae && accepts(ae, "gzip");
 }
 
-/* Does If-None-Match name one of the tags (a weak W/ form counts, RFC 9110 13.1.2)? */
+/* Does If-None-Match name the body's tag or its gzip twin's (a weak W/ form
+ * counts, RFC 9110 13.1.2)? */
 static int not_modified(hreq *r, const hbody *h)
 {
 	const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-	size_t tl = strlen(h->etag), gl = h->gz ? strlen(h->gz->etag) : 0;
+	char gtag[sizeof(h->etag) + 4];
+	size_t tl = strlen(h->etag), gl;
 
 	if (!inm || !h->etag[0] || strlen(inm) > INM_MAX || (r->method != HM_GET && r->method != HM_HEAD))
 		return 0;
+	gz_etag(gtag, sizeof(gtag), h->etag);
+	gl = strlen(gtag);
 	for (const char *p = inm; *p;) {
 		p += strspn(p, " \t,");
 		if (!strncmp(p, "W/", 2))
 			p += 2;
 		size_t n = strcspn(p, " \t,");
-		if ((n == 1 && *p == '*') || (n == tl && !strncmp(p, h->etag, n)) || (gl && n == gl && !strncmp(p, h->gz->etag, n)))
+		if ((n == 1 && *p == '*') || (n == tl && !strncmp(p, h->etag, n)) || (n == gl && !strncmp(p, gtag, n)))
 			return 1;
 		p += n;
 	}
@@ -209,7 +239,7 @@ static void body_headers(struct MHD_Response *resp, const hbody *h, int gz)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, h->etag);
 	if (h->cache)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, h->cache);
-	if (h->gz || gz)
+	if (h->gzip_able || gz)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
 	if (gz)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
@@ -233,13 +263,15 @@ enum MHD_Result reply_body(hreq *r, int status, hbody *h)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
-	int gz;
+	hbody *tw;
+	int gz = 0;
 
 	if (status == 200 && not_modified(r, h))
 		return reply_304(r, h);
-	gz = h->gz && req_gzip_ok(r);
-	if (gz)
-		h = h->gz;
+	if (h->gzip_able && req_gzip_ok(r) && (tw = gz_twin(h, GZ_LEVEL_KEPT)) != NULL) {
+		h = tw;
+		gz = 1;
+	}
 	hbody_ref(h);
 	if (!(resp = MHD_create_response_from_buffer_with_free_callback_cls(h->len, h->data, unref_cb, h))) {
 		hbody_unref(h);

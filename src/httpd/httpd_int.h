@@ -108,10 +108,12 @@ typedef struct hbody {
 	unsigned flags;         /* HF_* */
 	const char *ctype, *cache; /* static strings; cache NULL for none */
 	char etag[24];          /* strong, from the bytes; "" with HF_NO_ETAG */
-	struct hbody *gz;       /* the gzip twin, NULL when none */
+	int gzip_able;          /* worth a gzip twin (text, big enough) */
+	_Atomic(struct hbody *) gz; /* the gzip twin, made at the first answer that takes it */
 } hbody;
 /* One reference to a new body over data (freed with it when owned, even on
- * failure); HF_GZIP_* make the gzip twin (best or fastest). NULL on failure. */
+ * failure); HF_GZIP_NOW makes the gzip twin now (fast), HF_GZIP_KEEP when a
+ * client first takes it (best). NULL on failure. */
 hbody *hbody_new(char *data, size_t len, int owned, const char *ctype, const char *cache, unsigned flags);
 /* The same over b's bytes (taken from b). */
 hbody *hbody_from_buf(smtpdiag_buf *b, const char *ctype, const char *cache, unsigned flags);
@@ -261,6 +263,10 @@ void jobs_stop(void);
 enum MHD_Result job_submit(hreq *r);
 /* On a connection thread, after the resume: queue the response the job handed over. */
 enum MHD_Result job_resumed(hreq *r);
+/* The connection is done (answered, closed by the client, cut): a job still
+ * waiting to hand its response over gives up at once instead of after
+ * JOB_HANDOVER_MS, which would hold a pool thread per closed connection. */
+void job_conn_gone(hreq *r);
 /* On a pool thread: hand resp to the connection thread and wait until it is queued. */
 enum MHD_Result job_handover(hreq *r, int status, struct MHD_Response *resp);
 /* In a handler, before the work that calls the library: on a connection thread
