@@ -510,6 +510,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **ptr, enum MHD
 	(void)conn;
 	if (!r)
 		return;
+	job_conn_gone(r);
 	metrics_request(r->route, r->status, elapsed(r));
 	if (cfg->access_log)
 		log_line(r, toe);
