@@ -7,6 +7,7 @@
 #   page     GET /code/431
 #   mixed    every code page and pair in turn plus unknown statuses, so the
 #            bounded page cache keeps replacing entries (memory must stay flat)
+#   decode   POST /api/v1/decode of a bounce email (samples/bounces/postfix-userunknown.eml)
 # after a 5 s warm-up of the mixed paths, and prints requests/s, latency
 # percentiles (50/90/99%) and the server's resident memory before and after
 # each run (VmRSS) and its peak (VmHWM).
@@ -46,6 +47,11 @@ while [ $d -lt 600 ]; do echo "/code/4.9.$d"; d=$((d + 1)); done >>"$work/paths"
 	echo 'local i = 0'
 	echo 'request = function() i = i % #paths + 1; return wrk.format("GET", paths[i]) end'
 } >"$work/mixed.lua"
+{
+	echo 'local f = io.open("samples/bounces/postfix-userunknown.eml", "rb")'
+	echo 'wrk.method = "POST"; wrk.body = f:read("*a"); f:close()'
+	echo 'wrk.headers["Content-Type"] = "message/rfc822"'
+} >"$work/decode.lua"
 
 mem() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$pid/status"; }
 
@@ -77,6 +83,7 @@ echo "server RSS after a 5 s warm-up of the mixed paths: $(mem VmRSS) kB"
 run explain "/api/v1/explain?q=552%204.3.1"
 run page "/code/431"
 run mixed "/" "$work/mixed.lua"
+run decode "/api/v1/decode" "$work/decode.lua"
 echo "server RSS at end: $(mem VmRSS) kB, peak $(mem VmHWM) kB; access log: $(grep -c '" [0-9][0-9][0-9] ' "$work/access.log") lines"
 kill -TERM "$pid"
 wait "$pid" 2>/dev/null || true

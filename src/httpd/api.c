@@ -3,9 +3,59 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "httpd_int.h"
 
 #define API_MAX_Q 4096 /* bytes of ?q= (a code, a pair or a few reply lines) */
+#define REF_URL_MAX 160 /* bytes of a reference's link */
+
+/* "RFC 5321 section 4.2.3" -> https://www.rfc-editor.org/rfc/rfc5321#section-4.2.3;
+ * a reference that is itself a link stays one. 0 when it has none. */
+int ref_url(const char *ref, char *out, size_t cap)
+{
+	unsigned long num;
+	const char *sec;
+	char *end;
+	size_t n;
+
+	if (!strncmp(ref, "https://", 8) && !strpbrk(ref, " \"<>")) {
+		snprintf(out, cap, "%s", ref);
+		return 1;
+	}
+	if (strncmp(ref, "RFC ", 4) || (num = strtoul(ref + 4, &end, 10)) == 0 || num > 99999)
+		return 0;
+	sec = strstr(ref, " section ");
+	n = sec ? strspn(sec + 9, "0123456789.") : 0;
+	while (n && sec[8 + n] == '.')
+		n--;
+	snprintf(out, cap, "https://www.rfc-editor.org/rfc/rfc%lu%s%.*s", num, n ? "#section-" : "", (int)n, n ? sec + 9 : "");
+	return 1;
+}
+
+/* The explanation's JSON with "reference_links": [{"text", "url"}] added. */
+static void explanation_json(const smtpdiag_explanation *e, smtpdiag_buf *b)
+{
+	char url[REF_URL_MAX];
+	int first = 1;
+
+	smtpdiag_explanation_json(e, b);
+	if (b->oom || !b->len || b->data[b->len - 1] != '}')
+		return;
+	b->len--; /* reopen the object */
+	hb_puts(b, ",\"reference_links\":[");
+	for (size_t i = 0; e->references && e->references[i]; i++) {
+		if (!ref_url(e->references[i], url, sizeof(url)))
+			continue;
+		hb_puts(b, first ? "{\"text\":" : ",{\"text\":");
+		hb_json(b, e->references[i]);
+		hb_puts(b, ",\"url\":");
+		hb_json(b, url);
+		hb_puts(b, "}");
+		first = 0;
+	}
+	hb_puts(b, "]}");
+}
 
 int status_of(int rc)
 {
@@ -58,8 +108,7 @@ static enum MHD_Result explain_reply(hreq *r, const char *q, size_t n, const cha
 	smtpdiag_explanation *e;
 	smtpdiag_error err = { 0, "" };
 	smtpdiag_buf b = { 0 };
-	struct MHD_Response *resp;
-	size_t len;
+	hbody *h;
 	int rc;
 
 	OFFLOAD(r);
@@ -67,15 +116,70 @@ static enum MHD_Result explain_reply(hreq *r, const char *q, size_t n, const cha
 
 	if (rc < 0)
 		return reply_error(r, status_of(rc), err.message[0] ? err.message : smtpdiag_strerror(rc));
-	smtpdiag_explanation_json(e, &b);
+	explanation_json(e, &b);
+	if (e->bounce)
+		metrics_verdict(e->reason, e->advice);
 	smtpdiag_explanation_free(e);
 	hb_put(&b, "\n", 1);
 	if (!key)
 		return reply_buf(r, 200, "application/json", &b);
-	len = b.len;
-	if (!(resp = make_response(&b, "application/json")))
+	if (!(h = hbody_from_buf(&b, "application/json", HTTPD_PAGE_CACHE, HF_GZIP_KEEP)))
 		return reply_error(r, 503, "out of memory");
-	return cache_put_reply(r, key, 200, resp, len);
+	return cache_put_reply(r, key, 200, h);
+}
+
+static int is_type(hreq *r, const char *type)
+{
+	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	size_t n = strlen(type);
+
+	return ct && !strncasecmp(ct, type, n) && (!ct[n] || ct[n] == ';' || ct[n] == ' ');
+}
+
+/* {"q": "..."} or {"text": "..."}, and "mode" if given. */
+static enum MHD_Result explain_json_body(hreq *r, const char *mode)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(r->body, r->blen, 0, &jerr), *v, *m;
+	enum MHD_Result ret;
+
+	if (!root || !json_is_object(root)) {
+		json_decref(root);
+		return reply_error(r, 400, "send a JSON object: {\"q\": \"552 4.3.1\"} or {\"text\": \"...\"}");
+	}
+	if (!json_is_string(v = json_object_get(root, "q")) && !json_is_string(v = json_object_get(root, "text"))) {
+		json_decref(root);
+		return reply_error(r, 400, "the JSON object has no \"q\" or \"text\" string");
+	}
+	if (json_is_string(m = json_object_get(root, "mode")))
+		mode = json_string_value(m);
+	ret = json_string_length(v) ? explain_reply(r, json_string_value(v), json_string_length(v), mode, NULL)
+				    : reply_error(r, 400, "empty \"q\": send a code, reply text or a bounce");
+	json_decref(root);
+	return ret;
+}
+
+/* A body: text, JSON, or a form (a text= or q= field, else the whole body,
+ * as `curl -d '550 5.1.1 ...'` sends it). */
+static enum MHD_Result explain_post(hreq *r, const char *mode)
+{
+	char *q = r->body;
+	size_t n = r->blen, fl = 0;
+
+	if (is_type(r, "application/json"))
+		return explain_json_body(r, mode);
+	if (is_type(r, "application/x-www-form-urlencoded")) {
+		char *v = form_field(r->body, r->blen, "text", &fl);
+		if (!v)
+			v = form_field(r->body, r->blen, "q", &fl);
+		if (v) {
+			q = v;
+			n = fl;
+		}
+	}
+	if (!n)
+		return reply_error(r, 400, "empty body: send a code, reply text or a bounce");
+	return explain_reply(r, q, n, mode, NULL);
 }
 
 enum MHD_Result api_explain(hreq *r)
@@ -86,22 +190,7 @@ enum MHD_Result api_explain(hreq *r)
 
 	if (r->method == HM_POST) {
 		OFFLOAD(r); /* before the form is decoded in place */
-		const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-		char *q = r->body;
-		size_t n = r->blen;
-		if (ct && !strncasecmp(ct, "application/x-www-form-urlencoded", 33)) {
-			size_t fl = 0;
-			char *v = form_field(r->body, r->blen, "text", &fl);
-			if (!v)
-				v = form_field(r->body, r->blen, "q", &fl);
-			if (!v)
-				return reply_error(r, 400, "form body without a text= or q= field");
-			q = v;
-			n = fl;
-		}
-		if (!n)
-			return reply_error(r, 400, "empty body: send a code, reply text or a bounce");
-		return explain_reply(r, q, n, mode, NULL);
+		return explain_post(r, mode);
 	}
 	const char *q = req_arg(r, "q");
 	if (!q || !*q)
@@ -116,19 +205,40 @@ enum MHD_Result api_explain(hreq *r)
 	return explain_reply(r, q, strlen(q), mode, key);
 }
 
-/* Decode one message into b as array elements; returns facts or a negative code. */
-static int decode_one(smtpdiag_decoder *d, const char *msg, size_t len, const char *origin,
-		      smtpdiag_buf *b, size_t *nout, smtpdiag_error *err)
+/* What a decode request found: counts that add up, and the messages that could
+ * not be read. */
+typedef struct dstate {
+	smtpdiag_buf out, errs;
+	size_t messages, bounces, not_bounces, errors, results;
+} dstate;
+
+/* Decode one message: its facts into out, or its error into errs. */
+static int decode_one(smtpdiag_decoder *d, const char *msg, size_t len, const char *origin, dstate *st,
+		      smtpdiag_error *err)
 {
 	int n = smtpdiag_decode(d, msg, len, origin, err);
 
+	st->messages++;
+	if (n < 0) {
+		hb_puts(&st->errs, st->errors++ ? ",\n{\"origin\":" : "\n{\"origin\":");
+		hb_json(&st->errs, origin);
+		hb_puts(&st->errs, ",\"error\":");
+		hb_json(&st->errs, err->message[0] ? err->message : smtpdiag_strerror(n));
+		hb_puts(&st->errs, "}");
+		return n;
+	}
+	if (n)
+		st->bounces++;
+	else
+		st->not_bounces++;
 	for (int i = 0; i < n; i++) {
-		hb_puts(b, (*nout)++ ? ",\n" : "\n");
-		smtpdiag_fact_json(smtpdiag_decoder_fact(d, (size_t)i), b);
+		const smtpdiag_fact *f = smtpdiag_decoder_fact(d, (size_t)i);
+		hb_puts(&st->out, st->results++ ? ",\n" : "\n");
+		smtpdiag_fact_json(f, &st->out);
+		metrics_verdict(f->reason, f->advice);
 	}
 	return n;
 }
-
 static unsigned decode_flags(hreq *r)
 {
 	const char *dv = req_arg(r, "delivered"), *va = req_arg(r, "vacation");
@@ -144,14 +254,29 @@ static unsigned decode_flags(hreq *r)
 	return f;
 }
 
+/* {"results": [...], "counts": {...}, "errors": [...]}: messages = bounces +
+ * not_bounces + errors; results = the facts. */
+static void decode_answer(smtpdiag_buf *b, dstate *st)
+{
+	hb_puts(b, "{\"results\":[");
+	hb_put(b, st->out.data, st->out.len);
+	smtpdiag_buf_printf(b, "%s],\n\"counts\":{\"messages\":%zu,\"bounces\":%zu,\"not_bounces\":%zu,"
+		     "\"errors\":%zu,\"results\":%zu},\n\"errors\":[", st->results ? "\n" : "", st->messages,
+		     st->bounces, st->not_bounces, st->errors, st->results);
+	hb_put(b, st->errs.data, st->errs.len);
+	hb_puts(b, st->errors ? "\n]}\n" : "]}\n");
+	b->oom |= st->out.oom | st->errs.oom;
+}
+
 enum MHD_Result api_decode(hreq *r)
 {
 	smtpdiag_decoder *d;
 	smtpdiag_error err = { 0, "" };
 	smtpdiag_buf b = { 0 };
-	size_t nfacts = 0, pos = 0, mlen;
+	dstate st;
+	size_t pos = 0, mlen;
 	const char *m;
-	int rc = 0, bad = 0, msgs = 0;
+	int rc = 0;
 	char origin[32];
 
 	OFFLOAD(r);
@@ -160,22 +285,23 @@ enum MHD_Result api_decode(hreq *r)
 		return reply_error(r, 503, "cannot create a decoder");
 	if (!r->blen)
 		return reply_error(r, 400, "empty body: send a raw email or an mbox");
-	hb_put(&b, "[", 1);
+	memset(&st, 0, sizeof(st));
 	if (!smtpdiag_mbox_detect(r->body, r->blen)) {
-		rc = decode_one(d, r->body, r->blen, "body", &b, &nfacts, &err);
-		bad = rc < 0;
-		msgs = 1;
+		rc = decode_one(d, r->body, r->blen, "body", &st, &err);
 	} else {
 		while (smtpdiag_mbox_next(r->body, r->blen, &pos, &m, &mlen)) {
-			snprintf(origin, sizeof(origin), "body:%d", ++msgs);
-			if ((rc = decode_one(d, m, mlen, origin, &b, &nfacts, &err)) < 0)
-				bad++; /* in an mbox, a message that cannot be read is skipped */
+			snprintf(origin, sizeof(origin), "body:%zu", st.messages + 1);
+			rc = decode_one(d, m, mlen, origin, &st, &err); /* one unreadable message is reported, not fatal */
 		}
 	}
-	if (bad && bad == msgs) {
-		smtpdiag_buf_free(&b);
+	metrics_decode_errors(st.errors);
+	if (st.errors && st.errors == st.messages) {
+		smtpdiag_buf_free(&st.out);
+		smtpdiag_buf_free(&st.errs);
 		return reply_error(r, status_of(rc), err.message[0] ? err.message : smtpdiag_strerror(rc));
 	}
-	hb_puts(&b, nfacts ? "\n]\n" : "]\n");
+	decode_answer(&b, &st);
+	smtpdiag_buf_free(&st.out);
+	smtpdiag_buf_free(&st.errs);
 	return reply_buf(r, 200, "application/json", &b);
 }

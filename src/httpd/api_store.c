@@ -43,6 +43,23 @@ int store_rec_begin(hreq *r, int signed_ok, store_rec *sr)
 	return 0;
 }
 
+/* Store answers are per client and change with every record: never cached. */
+static enum MHD_Result reply_store(hreq *r, smtpdiag_buf *b)
+{
+	enum MHD_Result ret;
+	hbody *h;
+
+	if (b->oom) {
+		smtpdiag_buf_free(b);
+		return reply_error(r, 500, "out of memory");
+	}
+	if (!(h = hbody_from_buf(b, "application/json", "no-store", HF_NO_ETAG)))
+		return MHD_NO;
+	ret = reply_body(r, 200, h);
+	hbody_unref(h);
+	return ret;
+}
+
 static void rec_failed(store_rec *sr, const smtpdiag_error *e)
 {
 	fprintf(stderr, "smtpdiag: serve: store: %s\n", e->message);
@@ -221,7 +238,7 @@ enum MHD_Result api_suppressions(hreq *r)
 	else
 		hb_puts(&p.b, "null");
 	hb_puts(&p.b, "}\n");
-	return reply_buf(r, 200, "application/json", &p.b);
+	return reply_store(r, &p.b);
 }
 
 /* ---- /api/v1/suppressions/{address} ---- */
@@ -291,7 +308,7 @@ static enum MHD_Result show(hreq *r, smtpdiag_store *s, const char *addr)
 	smtpdiag_buf_free(&h->st);
 	smtpdiag_buf_free(&h->ev);
 	free(h);
-	return reply_buf(r, 200, "application/json", &b);
+	return reply_store(r, &b);
 }
 
 static enum MHD_Result release(hreq *r, smtpdiag_store *s, const char *addr, const char *who)
@@ -307,7 +324,7 @@ static enum MHD_Result release(hreq *r, smtpdiag_store *s, const char *addr, con
 	smtpdiag_buf_printf(&b, ",\"released\":true,\"was_suppressed\":%s,\"by\":", rc ? "true" : "false");
 	hb_json(&b, who);
 	hb_puts(&b, "}\n");
-	return reply_buf(r, 200, "application/json", &b);
+	return reply_store(r, &b);
 }
 
 enum MHD_Result api_suppression(hreq *r)

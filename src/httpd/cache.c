@@ -1,7 +1,7 @@
 /* cache.c - finished responses for code pages and explain queries, kept in a
  * fixed table so memory stays bounded: HTTPD_CACHE_SLOTS slots, direct-mapped by
- * a hash of the key; a new entry replaces what held its slot. MHD counts the
- * references to a response, so a replaced one lives until its last send ends. */
+ * a hash of the key; a new entry replaces what held its slot. Bodies are
+ * counted, so a replaced one lives until its last answer is sent. */
 #include <pthread.h>
 #include <string.h>
 
@@ -11,9 +11,8 @@
 
 typedef struct slot {
 	char key[CACHE_KEY];
-	struct MHD_Response *resp;
+	hbody *h;
 	int status;
-	size_t len;
 } slot;
 
 static slot slots[HTTPD_CACHE_SLOTS];
@@ -30,41 +29,45 @@ static unsigned hash(const char *s)
 
 int cache_reply(hreq *r, const char *key)
 {
+	hbody *h = NULL;
 	slot *s;
-	int hit = 0;
+	int status = 0;
 
-	if (strlen(key) >= CACHE_KEY || r->in_job)
-		return 0; /* a job would hold the lock while it hands the response over */
+	if (strlen(key) >= CACHE_KEY)
+		return 0;
 	s = &slots[hash(key)];
 	pthread_mutex_lock(&lock);
-	if (s->resp && !strcmp(s->key, key)) {
-		/* queued under the lock: a replacement cannot free it in between */
-		hit = reply_shared(r, s->status, s->resp, s->len) == MHD_YES ? 1 : -1;
+	if (s->h && !strcmp(s->key, key)) {
+		h = s->h;
+		hbody_ref(h); /* a replacement cannot free it while it is answered */
+		status = s->status;
 	}
 	pthread_mutex_unlock(&lock);
-	return hit;
+	if (!h)
+		return 0;
+	status = reply_body(r, status, h) == MHD_YES ? 1 : -1;
+	hbody_unref(h);
+	return status;
 }
 
-enum MHD_Result cache_put_reply(hreq *r, const char *key, int status, struct MHD_Response *resp, size_t len)
+enum MHD_Result cache_put_reply(hreq *r, const char *key, int status, hbody *h)
 {
-	struct MHD_Response *old = NULL;
-	enum MHD_Result ret = reply_shared(r, status, resp, len);
+	hbody *old = NULL;
+	enum MHD_Result ret = reply_body(r, status, h);
 	slot *s;
 
 	if (strlen(key) >= CACHE_KEY) {
-		MHD_destroy_response(resp);
+		hbody_unref(h);
 		return ret;
 	}
 	s = &slots[hash(key)];
 	pthread_mutex_lock(&lock);
-	old = s->resp;
+	old = s->h;
 	memcpy(s->key, key, strlen(key) + 1);
-	s->resp = resp; /* the table keeps the creation reference */
+	s->h = h; /* the table keeps the caller's reference */
 	s->status = status;
-	s->len = len;
 	pthread_mutex_unlock(&lock);
-	if (old)
-		MHD_destroy_response(old);
+	hbody_unref(old);
 	return ret;
 }
 
@@ -72,9 +75,8 @@ void cache_clear(void)
 {
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < HTTPD_CACHE_SLOTS; i++) {
-		if (slots[i].resp)
-			MHD_destroy_response(slots[i].resp);
-		slots[i].resp = NULL;
+		hbody_unref(slots[i].h);
+		slots[i].h = NULL;
 		slots[i].key[0] = '\0';
 	}
 	pthread_mutex_unlock(&lock);

@@ -12,12 +12,15 @@
 #include "httpd.h"
 
 /* Methods, as bits for route tables. HEAD is served wherever GET is. */
-enum { HM_GET = 1, HM_HEAD = 2, HM_POST = 4, HM_OTHER = 8, HM_DELETE = 16 };
+enum { HM_GET = 1, HM_HEAD = 2, HM_POST = 4, HM_OTHER = 8, HM_OPTIONS = 16, HM_DELETE = 32 };
 
 /* Kinds of request body a route accepts (checked against Content-Type). */
 enum { HB_NONE = 0, HB_TEXT, HB_FORM, HB_MAIL, HB_EVENTS };
 
 #define HTTPD_LOG_URI 512 /* bytes of the request target kept for the log */
+#define HTTPD_REQID_MAX 64 /* bytes of an X-Request-Id taken from a client */
+#define HTTPD_RETRY_AFTER "5"  /* seconds, in a 503 */
+#define HTTPD_PAGE_CACHE "public, max-age=300" /* pages and cacheable GETs */
 
 /* One request, from the first byte of its request line to its log line. */
 typedef struct hreq {
@@ -51,6 +54,7 @@ typedef struct hreq {
 	char mname[16];
 	char version[12];
 	char uri[HTTPD_LOG_URI];
+	char reqid[HTTPD_REQID_MAX + 1]; /* X-Request-Id: the client's, checked, or made */
 } hreq;
 
 /* ---- buffers (hbuf.c): appenders over smtpdiag_buf; oom is sticky ---- */
@@ -68,12 +72,14 @@ char *form_field(char *body, size_t len, const char *name, size_t *outlen);
 void reply_headers(struct MHD_Response *resp, const char *ctype);
 /* Answer with b's bytes (ownership moves to the response, even on failure). */
 enum MHD_Result reply_buf(hreq *r, int status, const char *ctype, smtpdiag_buf *b);
-/* A response holding b's bytes with the common headers (takes b's data); NULL on failure. */
-struct MHD_Response *make_response(smtpdiag_buf *b, const char *ctype);
 /* Answer with a response kept elsewhere (static or cached); not destroyed here. */
 enum MHD_Result reply_shared(hreq *r, int status, struct MHD_Response *resp, size_t len);
 /* Error as JSON for the API, as a page otherwise. */
 enum MHD_Result reply_error(hreq *r, int status, const char *msg);
+/* "10 MB", "64 KB", "1000 bytes" */
+void human_size(char *out, size_t cap, size_t n);
+/* The 413 message for a body over max bytes, in words and bytes. */
+void body_limit_msg(char *out, size_t cap, size_t max);
 /* 405 with an Allow header. */
 enum MHD_Result reply_405(hreq *r, unsigned allowed);
 /* Value of a query argument, or NULL. */
@@ -90,6 +96,40 @@ smtpdiag_decoder *thread_decoder(unsigned flags);
 /* The user rules of the server (--rules), NULL when none: shared read-only. */
 const smtpdiag_rules *serve_rules(void);
 
+/* ---- conventions (conv.c): bodies with ETags and gzip twins, 304, CORS, ids ---- */
+enum { HF_NO_ETAG = 1, HF_GZIP_NOW = 2, HF_GZIP_KEEP = 4 };
+/* A finished body, shared by reference: each answer is a response of its own
+ * over the same bytes, so it can carry its request's id. */
+typedef struct hbody {
+	atomic_int refs;
+	char *data;
+	size_t len;
+	int owned;              /* data is freed with the body */
+	unsigned flags;         /* HF_* */
+	const char *ctype, *cache; /* static strings; cache NULL for none */
+	char etag[24];          /* strong, from the bytes; "" with HF_NO_ETAG */
+	int gzip_able;          /* worth a gzip twin (text, big enough) */
+	_Atomic(struct hbody *) gz; /* the gzip twin, made at the first answer that takes it */
+} hbody;
+/* One reference to a new body over data (freed with it when owned, even on
+ * failure); HF_GZIP_NOW makes the gzip twin now (fast), HF_GZIP_KEEP when a
+ * client first takes it (best). NULL on failure. */
+hbody *hbody_new(char *data, size_t len, int owned, const char *ctype, const char *cache, unsigned flags);
+/* The same over b's bytes (taken from b). */
+hbody *hbody_from_buf(smtpdiag_buf *b, const char *ctype, const char *cache, unsigned flags);
+void hbody_ref(hbody *h);
+void hbody_unref(hbody *h);
+/* Answer with h: 304 when If-None-Match names it, its gzip twin when accepted. */
+enum MHD_Result reply_body(hreq *r, int status, hbody *h);
+/* OPTIONS: 204, Allow; on the API with the CORS preflight headers. */
+enum MHD_Result reply_options(hreq *r, unsigned methods);
+/* Headers of this request's answer: its id, CORS on the API, close, Retry-After. */
+void req_headers(hreq *r, struct MHD_Response *resp);
+int req_gzip_ok(hreq *r);
+void reqid_init(void);
+/* Take the client's X-Request-Id if it is fit to echo and log, else make one. */
+void reqid_take(hreq *r);
+
 /* ---- routes (routes.c) ---- */
 typedef enum MHD_Result (*route_fn)(hreq *r);
 typedef struct route {
@@ -99,8 +139,10 @@ typedef struct route {
 	int body;         /* HB_* for POST */
 	route_fn fn;
 } route;
+#define HTTPD_ROUTES_MAX 32 /* entries of the route table (checked at build time) */
 int route_find(const char *url);
 const route *route_at(int i);
+const route *route_at_or_null(int i); /* NULL past the end */
 int routes_init(void);    /* build the static responses; 0 or -1 */
 void routes_free(void);
 
@@ -122,6 +164,53 @@ void link_code(smtpdiag_buf *b, const char *code);
 extern const char css_text[], js_text[], icon_svg[];
 extern const size_t css_len, js_len, icon_len;
 
+/* ---- the verdict banner (verdict.c) ---- */
+typedef struct vview {
+	const char *advice;             /* advice word ("retry", "suppress-recipient", ...) */
+	int retry;
+	const char *const *fixers;      /* who acts, as a list */
+	const char *short_answer;       /* may be NULL */
+	const char *headline;           /* NULL: from the advice */
+} vview;
+void verdict_banner(smtpdiag_buf *b, const vview *v, const char *id);
+const char *advice_text(const char *advice);
+int advice_suppresses(const char *advice);
+const char *advice_tone(const char *advice, int retry); /* "v-retry", "v-suppress", "v-fix", "v-none" */
+/* Who acts, in plain words joined naturally ("the sender's mail admin"). */
+void fixers_words(smtpdiag_buf *b, const char *const *fixers);
+/* A reason's meaning with its name linked to /reasons#name. */
+void link_reason(smtpdiag_buf *b, const char *reason);
+void render_reasons(smtpdiag_buf *b);
+
+/* ---- the summary of an analysis (summary.c) ---- */
+#define TALLY_KEYS 48 /* distinct advice words or reasons counted; more go to "other" */
+#define TALLY_KEY 40
+typedef struct tally {
+	char key[TALLY_KEYS][TALLY_KEY];
+	size_t n[TALLY_KEYS];
+	size_t len, other;
+} tally;
+typedef struct summary {
+	tally advice, reason;
+	size_t facts;
+} summary;
+void summary_add(summary *s, const char *advice, const char *reason);
+/* Counts first; shown: how many cards follow. */
+void summary_html(smtpdiag_buf *b, const summary *s, size_t shown);
+
+/* ---- metrics (metrics.c): GET /metrics ---- */
+enum { M_TOO_LARGE, M_WRONG_TYPE, M_BUSY, M_BAD_FRAMING, M_REFUSED };
+void metrics_request(int route, int status, double seconds);
+void metrics_verdict(const char *reason, const char *advice);
+void metrics_decode_errors(size_t n);
+void metrics_refused(int why); /* M_* */
+void metrics_text(smtpdiag_buf *b);
+enum MHD_Result page_metrics(hreq *r);
+
+/* ---- OpenAPI (openapi.c) ---- */
+void openapi_json(smtpdiag_buf *b);
+void render_api(smtpdiag_buf *b);
+
 /* ---- JSON API (api.c) ---- */
 enum MHD_Result api_explain(hreq *r);
 enum MHD_Result api_decode(hreq *r);
@@ -131,14 +220,16 @@ enum MHD_Result api_events(hreq *r); /* api_events.c */
 /* Explain with mode "auto" (a code first, then any text), "code", "text" or "file". */
 int explain_query(const char *q, size_t n, const char *mode, smtpdiag_explanation **e,
 		  smtpdiag_error *err);
+/* A reference's link into out ("RFC 5321 section 4.2.3" -> rfc-editor.org); 0 when none. */
+int ref_url(const char *ref, char *out, size_t cap);
 /* HTTP status for a library error code. */
 int status_of(int rc);
 
 /* ---- cache (cache.c): a bounded table of finished responses ---- */
 /* 1: answered from the cache, 0: not there, -1: found but queueing failed. */
 int cache_reply(hreq *r, const char *key);
-/* Keep resp under key (takes a reference) and answer r with it. */
-enum MHD_Result cache_put_reply(hreq *r, const char *key, int status, struct MHD_Response *resp, size_t len);
+/* Keep h under key (takes the caller's reference) and answer r with it. */
+enum MHD_Result cache_put_reply(hreq *r, const char *key, int status, hbody *h);
 void cache_clear(void);
 
 /* ---- guard (guard.c): deadlines, framing, the body account ---- */
@@ -173,6 +264,10 @@ void jobs_stop(void);
 enum MHD_Result job_submit(hreq *r);
 /* On a connection thread, after the resume: queue the response the job handed over. */
 enum MHD_Result job_resumed(hreq *r);
+/* The connection is done (answered, closed by the client, cut): a job still
+ * waiting to hand its response over gives up at once instead of after
+ * JOB_HANDOVER_MS, which would hold a pool thread per closed connection. */
+void job_conn_gone(hreq *r);
 /* On a pool thread: hand resp to the connection thread and wait until it is queued. */
 enum MHD_Result job_handover(hreq *r, int status, struct MHD_Response *resp);
 /* In a handler, before the work that calls the library: on a connection thread

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "httpd_int.h"
 
@@ -22,17 +23,32 @@ typedef struct irow {
 	const smtpdiag_code_info *ci;
 	int group, num, detail, prefix;
 	unsigned kinds;
-	char search[160]; /* lower-case "code title" */
+	char *search;     /* lower-case "code title short answer", or a static "" */
 } irow;
 
 static irow *rows;
 static size_t nrows;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* What a search looks in: the code, its title and its short answer, in lower case. */
+static void search_text(irow *r, const smtpdiag_code_info *ci)
+{
+	smtpdiag_explanation *e = NULL;
+	smtpdiag_error err = { 0, "" };
+	smtpdiag_buf b = { 0 };
+
+	if (smtpdiag_explain(ci->code, strlen(ci->code), SMTPDIAG_EXPLAIN_CODE, &e, &err) < 0)
+		e = NULL;
+	smtpdiag_buf_printf(&b, "%s %s %s", ci->code, ci->title, e ? e->short_answer : "");
+	smtpdiag_explanation_free(e);
+	for (size_t i = 0; i < b.len; i++)
+		b.data[i] = (char)((b.data[i] >= 'A' && b.data[i] <= 'Z') ? b.data[i] + 32 : b.data[i]);
+	r->search = b.oom || !b.data ? (smtpdiag_buf_free(&b), (char *)"") : b.data;
+}
+
 static void fill_row(irow *r, const smtpdiag_code_info *ci)
 {
 	const char *c = ci->code;
-	size_t i, n;
 
 	r->ci = ci;
 	if (c[1] == '.') { /* X.S.D or a class-specific status such as 5.3.1 */
@@ -52,9 +68,7 @@ static void fill_row(irow *r, const smtpdiag_code_info *ci)
 		r->kinds |= K_N;
 	if (r->group >= G_COUNT)
 		r->group = G_COUNT - 1;
-	n = (size_t)snprintf(r->search, sizeof(r->search), "%s %s", c, ci->title);
-	for (i = 0; i < n && i < sizeof(r->search); i++)
-		r->search[i] = (char)((r->search[i] >= 'A' && r->search[i] <= 'Z') ? r->search[i] + 32 : r->search[i]);
+	search_text(r, ci);
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -128,6 +142,21 @@ static int row_matches(const irow *r, const char *q)
 	return 1;
 }
 
+/* Does one word of q (a code or a pair: "552 4.3.1", "552-4.3.1") name this row's code? */
+static int code_word(const irow *r, const char *q)
+{
+	const char *c = r->ci->code;
+
+	while (q && *q) {
+		size_t n = strcspn(q, " -\t");
+		int x = n > 1 && (q[0] == '2' || q[0] == '4' || q[0] == '5') && q[1] == '.';
+		if (n && strlen(c) == n && (!strncasecmp(q, c, n) || (x && (c[0] == 'X' || c[0] == 'x') && !strncasecmp(q + 1, c + 1, n - 1))))
+			return 1;
+		q += n + (q[n] != '\0');
+	}
+	return 0;
+}
+
 static unsigned filter_bits(const char *f)
 {
 	if (!f)
@@ -176,9 +205,9 @@ static void code_callout(smtpdiag_buf *b, const char *q)
 	smtpdiag_explanation *e;
 	smtpdiag_error err = { 0, "" };
 
-	if (!q || !*q || strlen(q) > 24 || smtpdiag_explain(q, strlen(q), SMTPDIAG_EXPLAIN_CODE, &e, &err) < 0)
+	if (smtpdiag_explain(q, strlen(q), SMTPDIAG_EXPLAIN_CODE, &e, &err) < 0)
 		return;
-	smtpdiag_buf_printf(b, "<p class=\"box %s\">Explain ", smtpdiag_class_name(e->klass));
+	hb_puts(b, "<p class=\"box\">Explain ");
 	link_code(b, q);
 	hb_puts(b, ": ");
 	hb_htmls(b, e->title);
@@ -186,9 +215,10 @@ static void code_callout(smtpdiag_buf *b, const char *q)
 	smtpdiag_explanation_free(e);
 }
 
-static void row_html(smtpdiag_buf *b, const irow *r)
+static void row_html(smtpdiag_buf *b, const irow *r, int show)
 {
-	hb_puts(b, "<li data-s=\"");
+	smtpdiag_buf_printf(b, "<li data-k=\"%s%s%s\"%s data-s=\"", r->kinds & K_T ? "t" : "", r->kinds & K_P ? "p" : "",
+		     r->kinds & K_N ? "n" : "", show ? "" : " hidden");
 	hb_htmls(b, r->search);
 	hb_puts(b, "\"><a href=\"/code/");
 	hb_url(b, r->ci->code);
@@ -201,19 +231,35 @@ static void row_html(smtpdiag_buf *b, const irow *r)
 	hb_puts(b, "</span></a></li>\n");
 }
 
-static int shown(const irow *r, const char *q, unsigned on)
+typedef struct iquery {
+	const char *q;
+	unsigned on;   /* filter bits, 0 for all */
+	int code;      /* q is a code or a pair: match codes, not words */
+} iquery;
+
+static int shown(const irow *r, const iquery *iq)
 {
-	return (!on || (r->kinds & on)) && row_matches(r, q);
+	if (iq->on && !(r->kinds & iq->on))
+		return 0;
+	return iq->code ? code_word(r, iq->q) : row_matches(r, iq->q);
 }
 
-static void groups_html(smtpdiag_buf *b, const char *q, unsigned on)
+/* Is any row of the group starting at row i shown? */
+static int group_shown(size_t i, const iquery *iq)
+{
+	for (int g = rows[i].group; i < nrows && rows[i].group == g; i++)
+		if (shown(&rows[i], iq))
+			return 1;
+	return 0;
+}
+
+/* Every row, those the query leaves out hidden: the script searches the whole list. */
+static void groups_html(smtpdiag_buf *b, const iquery *iq)
 {
 	int open = -1;
 
 	for (size_t i = 0; i < nrows; i++) {
 		const irow *r = &rows[i];
-		if (!shown(r, q, on))
-			continue;
 		if (r->group != open) {
 			if (open >= 0)
 				hb_puts(b, "</ul></section>\n");
@@ -224,37 +270,62 @@ static void groups_html(smtpdiag_buf *b, const char *q, unsigned on)
 					  r->group < G_STATUS ? "Reply codes (RFC 5321 and in the wild)"
 							      : "Enhanced status codes (RFC 3463, IANA registry)");
 			}
-			smtpdiag_buf_printf(b, "<section class=\"group\"><h2>%s</h2><ul>\n", group_names[r->group]);
+			smtpdiag_buf_printf(b, "<section class=\"group\"%s><h2>%s</h2><ul>\n",
+				     group_shown(i, iq) ? "" : " hidden", group_names[r->group]);
 			open = r->group;
 		}
-		row_html(b, r);
+		row_html(b, r, shown(r, iq));
 	}
 	if (open >= 0)
 		hb_puts(b, "</ul></section>\n</div></div>\n");
 }
 
+/* A query that is a whole reply line gets a link to analyze it. */
+static void reply_callout(smtpdiag_buf *b, const char *q)
+{
+	if (!q || strlen(q) < 5 || !strchr("2345", q[0]) || strspn(q, "0123456789") != 3 || (q[3] != ' ' && q[3] != '-'))
+		return;
+	hb_puts(b, "<p class=\"box\">A whole reply line: <a href=\"/analyze?text=");
+	hb_url(b, q);
+	hb_puts(b, "\">analyze it</a> for the verdict.</p>\n");
+}
+
+static int is_code_query(const char *q)
+{
+	smtpdiag_explanation *e;
+	smtpdiag_error err = { 0, "" };
+
+	if (!q || !*q || strlen(q) > 24 || smtpdiag_explain(q, strlen(q), SMTPDIAG_EXPLAIN_CODE, &e, &err) < 0)
+		return 0;
+	smtpdiag_explanation_free(e);
+	return 1;
+}
+
 void render_index(smtpdiag_buf *b, const char *q, const char *f)
 {
-	unsigned on = filter_bits(f);
+	iquery iq = { q, filter_bits(f), is_code_query(q) };
 	size_t count = 0;
 
 	index_init();
 	for (size_t i = 0; i < nrows; i++)
-		count += (size_t)shown(&rows[i], q, on);
+		count += (size_t)shown(&rows[i], &iq);
 	page_begin(b, q && *q ? q : "SMTP reply and status codes", "wide");
 	hb_puts(b, "<h1>SMTP reply codes and enhanced status codes</h1>\n"
 		   "<p class=\"lead\">What each code means, whether to retry, and who has to fix it. "
 		   "Got a whole bounce or log line? <a href=\"/analyze\">Analyze it</a>.</p>\n");
-	search_form(b, q, f, on);
-	filter_links(b, q, on);
-	code_callout(b, q);
-	smtpdiag_buf_printf(b, "<p class=\"muted\" id=\"count\">%zu code%s</p>\n", count, count == 1 ? "" : "s");
-	if (!count) {
-		hb_puts(b, "<p>No code matches. Try fewer words, or paste the whole reply into "
-			   "<a href=\"/analyze\">Analyze</a>.</p>\n");
-	}
-	hb_puts(b, "<div id=\"codes\">\n");
-	groups_html(b, q, on);
+	search_form(b, q, f, iq.on);
+	filter_links(b, q, iq.on);
+	hb_puts(b, "<div id=\"callout\">");
+	if (iq.code)
+		code_callout(b, q);
+	else
+		reply_callout(b, q);
+	smtpdiag_buf_printf(b, "</div>\n<p class=\"muted\" id=\"count\" role=\"status\" aria-live=\"polite\">%zu code%s</p>\n",
+		     count, count == 1 ? "" : "s");
+	smtpdiag_buf_printf(b, "<p id=\"empty\"%s>No code matches. Try fewer words, or paste the whole reply into "
+		     "<a href=\"/analyze\">Analyze</a>.</p>\n", count ? " hidden" : "");
+	smtpdiag_buf_printf(b, "<div id=\"codes\" data-f=\"%s\">\n", iq.on == K_T ? "t" : iq.on == K_P ? "p" : iq.on == K_N ? "n" : "");
+	groups_html(b, &iq);
 	hb_puts(b, "</div>\n");
 	page_end(b);
 }

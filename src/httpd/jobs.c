@@ -135,6 +135,19 @@ enum MHD_Result job_resumed(hreq *r)
 	return ret; /* MHD_NO without a response: the connection is closed */
 }
 
+void job_conn_gone(hreq *r)
+{
+	if (!r->job)
+		return;
+	pthread_mutex_lock(&r->lock);
+	if (!r->queued) {
+		r->queued = 1; /* nothing will queue it now: the job stops waiting */
+		r->qret = MHD_NO;
+		pthread_cond_signal(&r->cond);
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
 static void deadline_in(struct timespec *t, long ms)
 {
 	clock_gettime(CLOCK_REALTIME, t);

@@ -31,6 +31,19 @@ const char css_text[] =
 	".success,.intermediate{--c:var(--s);--cb:var(--sbg)}.nonstd{--c:var(--n);--cb:var(--nbg)}\n"
 	".badge.transient,.badge.permanent,.badge.success,.badge.intermediate,.badge.nonstd{color:var(--c);"
 	"background:var(--cb);border-color:transparent}\n"
+	".v-retry{--c:var(--s);--cb:var(--sbg)}.v-suppress{--c:var(--p);--cb:var(--pbg)}.v-fix{--c:var(--t);--cb:var(--tbg)}"
+	".v-none{--c:var(--muted);--cb:var(--soft)}.mismatch{--c:var(--n);--cb:var(--nbg)}\n"
+	".verdict{border:2px solid var(--c);background:var(--cb);border-radius:.5rem;padding:.5rem 1rem;margin:.5rem 0 1rem}\n"
+	".v-head{font-size:1.2rem;line-height:1.3;font-weight:700;color:var(--c);margin:.1rem 0 .4rem}\n"
+	".v-facts{display:flex;flex-wrap:wrap;gap:.2rem 1.4rem;margin:.2rem 0 .4rem}"
+	".v-facts div{display:flex;gap:.4rem;align-items:baseline}.v-facts dt{color:var(--fg);font-size:.92rem}"
+	".v-facts dd{margin:0;font-weight:700}.v-facts dd.yes,.v-facts dd.ok{color:var(--s)}"
+	".v-facts dd.no{color:var(--t)}.v-facts dd.no-go{color:var(--p)}\n"
+	".v-do{font-weight:600;margin:.2rem 0}.v-short{margin:.3rem 0 .2rem}\n"
+	"dl.reasons dt{font-weight:600;margin-top:.6rem}dl.reasons dd{margin:0 0 .3rem 1rem}dl.reasons dt:target{background:var(--tbg)}\n"
+	".summary .counts{font-size:1.05rem}.tallies{display:flex;flex-wrap:wrap;gap:0 2.5rem}.tallies h3{margin-top:.4rem}"
+	".tally{list-style:none;padding:0;margin:.2rem 0}.tally .n{display:inline-block;min-width:2.6rem;font-weight:700;"
+	"color:var(--c,var(--fg))}\n"
 	".box{border-left:4px solid var(--c,var(--line));background:var(--cb,var(--soft));padding:.5rem 1rem;"
 	"border-radius:.3rem;margin:.8rem 0}.box h2{border:0;margin-top:.4rem}\n"
 	".verdict-line{font-size:1.15rem;font-weight:600;color:var(--c,var(--fg));margin:.3rem 0}\n"
@@ -56,6 +69,8 @@ const char css_text[] =
 	"article.card{border:1px solid var(--line);border-left:4px solid var(--c,var(--line));border-radius:.4rem;"
 	"padding:.3rem 1rem .6rem;margin:1rem 0}"
 	"article.card h3{font-size:1.1rem;overflow-wrap:anywhere}\n"
+	"table.api{border-collapse:collapse;width:100%}table.api td,table.api th{text-align:left;padding:.3rem .5rem;"
+	"border-bottom:1px solid var(--line);vertical-align:top}table.api td:nth-child(2){overflow-wrap:anywhere}\n"
 	"footer{max-width:76rem;margin:0 auto;padding:1rem;color:var(--muted);font-size:.85rem;"
 	"border-top:1px solid var(--line)}\n"
 	".sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}\n"
@@ -64,21 +79,42 @@ const char css_text[] =
 	"header nav a{margin-right:.8rem}}\n";
 const size_t css_len = sizeof(css_text) - 1;
 
-/* Live filtering of the index as one types; the same search works without it. */
+/* Search of the index as one types, over the whole list (rows the server left
+ * out are only hidden), with the address kept in step; a code, a pair or a
+ * reply line goes straight to its page. The same search works without it. */
 const char js_text[] =
 	"(function(){'use strict';\n"
 	"var q=document.getElementById('q'),list=document.getElementById('codes');\n"
 	"if(!q||!list)return;\n"
 	"var items=list.querySelectorAll('li[data-s]'),groups=list.querySelectorAll('.group'),\n"
-	"count=document.getElementById('count');\n"
+	"count=document.getElementById('count'),empty=document.getElementById('empty'),\n"
+	"callout=document.getElementById('callout'),f=list.getAttribute('data-f')||'';\n"
+	"var CODE=/^\\s*(?:([2-5]\\d\\d)(?:[\\s-]+([245x]\\.\\d{1,3}\\.\\d{1,3}))?|([245x]\\.\\d{1,3}\\.\\d{1,3}))\\s*$/i,\n"
+	"LINE=/^\\s*[2-5]\\d\\d[\\s-]+\\S+\\s+\\S/,go=null;\n"
 	"function alt(w){return w.replace(/^[245]\\.(\\d{1,3}\\.\\d{1,3})$/,'x.$1');}\n"
-	"function run(){var words=q.value.toLowerCase().split(/\\s+/).filter(Boolean),shown=0;\n"
-	"items.forEach(function(li){var s=li.getAttribute('data-s');\n"
-	"var ok=words.every(function(w){return s.indexOf(w)>=0||s.indexOf(alt(w))>=0;});\n"
+	"function codeOf(li){return li.querySelector('.code').textContent.toLowerCase();}\n"
+	"function codes(m){return [m[1],m[2],m[3]].filter(Boolean).map(function(c){return c.toLowerCase();});}\n"
+	"function target(v){var m=CODE.exec(v);\n"
+	"if(m)return '/code/'+encodeURIComponent(codes(m).join('-').replace(/^x/,'X'));\n"
+	"if(LINE.test(v))return '/analyze?text='+encodeURIComponent(v.trim());return null;}\n"
+	"function link(href,text){var p=document.createElement('p'),a=document.createElement('a');\n"
+	"p.className='box';a.href=href;a.textContent=text;p.appendChild(a);return p;}\n"
+	"function run(){var v=q.value,m=CODE.exec(v),shown=0,words=v.toLowerCase().split(/\\s+/).filter(Boolean),\n"
+	"want=m?codes(m):null;\n"
+	"items.forEach(function(li){var s=li.getAttribute('data-s'),ok=!f||li.getAttribute('data-k').indexOf(f)>=0;\n"
+	"if(ok&&want){var c=codeOf(li);ok=want.some(function(w){return c===w||c===alt(w);});}\n"
+	"else if(ok)ok=words.every(function(w){return s.indexOf(w)>=0||s.indexOf(alt(w))>=0;});\n"
 	"li.hidden=!ok;if(ok)shown++;});\n"
 	"groups.forEach(function(g){g.hidden=!g.querySelector('li[data-s]:not([hidden])');});\n"
-	"if(count)count.textContent=shown+(shown===1?' code':' codes');}\n"
-	"q.addEventListener('input',run);})();\n";
+	"if(count)count.textContent=shown+(shown===1?' code':' codes');\n"
+	"if(empty)empty.hidden=shown>0;\n"
+	"var t=target(v);go=t&&(!m||shown>0)?t:null;if(callout){callout.textContent='';\n"
+	"if(go)callout.appendChild(link(go,m?'Open the explanation of '+v.trim():'Analyze this reply line'));}\n"
+	"var u=new URLSearchParams();if(f)u.set('f',{t:'transient',p:'permanent',n:'nonstandard'}[f]);\n"
+	"if(v.trim())u.set('q',v.trim());var s=u.toString();\n"
+	"history.replaceState(null,'',location.pathname+(s?'?'+s:''));}\n"
+	"q.addEventListener('input',run);\n"
+	"q.form.addEventListener('submit',function(ev){ev.preventDefault();run();if(go)location.assign(go);});})();\n";
 const size_t js_len = sizeof(js_text) - 1;
 
 const char icon_svg[] =
@@ -97,7 +133,7 @@ void page_begin(smtpdiag_buf *b, const char *title, const char *mainclass)
 		   "<script src=\"/static/app.js\" defer></script>\n</head><body>\n"
 		   "<header class=\"top\"><a class=\"brand\" href=\"/\">smtp<span>diag</span></a>\n"
 		   "<nav><a href=\"/\">Codes</a><a href=\"/analyze\">Analyze a bounce</a>"
-		   "<a href=\"/api/v1/codes\">API</a></nav></header>\n<main");
+		   "<a href=\"/reasons\">Reasons</a><a href=\"/api\">API</a></nav></header>\n<main");
 	if (mainclass && *mainclass) {
 		hb_puts(b, " class=\"");
 		hb_htmls(b, mainclass);

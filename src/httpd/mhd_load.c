@@ -26,11 +26,33 @@ static struct {
 	enum MHD_Result (*queue)(struct MHD_Connection *, unsigned int, struct MHD_Response *);
 	struct MHD_Response *(*from_buffer)(size_t, void *, enum MHD_ResponseMemoryMode);
 	struct MHD_Response *(*from_buffer_free)(size_t, void *, MHD_ContentReaderFreeCallback);
+	struct MHD_Response *(*from_buffer_cls)(size_t, void *, MHD_ContentReaderFreeCallback, void *);
 	void (*destroy)(struct MHD_Response *);
 	enum MHD_Result (*add_header)(struct MHD_Response *, const char *, const char *);
 	void (*suspend)(struct MHD_Connection *);
 	void (*resume)(struct MHD_Connection *);
 } mhd;
+
+/* Each pointer has the type of the function <microhttpd.h> declares: a library
+ * whose header changed a prototype fails the build here, not at run time. */
+#define MHD_SAME(field, fn) \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(mhd.field), __typeof__(&fn)), \
+		       #fn " differs from <microhttpd.h>")
+MHD_SAME(start_va, MHD_start_daemon_va);
+MHD_SAME(quiesce, MHD_quiesce_daemon);
+MHD_SAME(stop, MHD_stop_daemon);
+MHD_SAME(daemon_info, MHD_get_daemon_info);
+MHD_SAME(conn_info, MHD_get_connection_info);
+MHD_SAME(values, MHD_get_connection_values);
+MHD_SAME(lookup, MHD_lookup_connection_value);
+MHD_SAME(queue, MHD_queue_response);
+MHD_SAME(from_buffer, MHD_create_response_from_buffer);
+MHD_SAME(from_buffer_free, MHD_create_response_from_buffer_with_free_callback);
+MHD_SAME(from_buffer_cls, MHD_create_response_from_buffer_with_free_callback_cls);
+MHD_SAME(destroy, MHD_destroy_response);
+MHD_SAME(add_header, MHD_add_response_header);
+MHD_SAME(suspend, MHD_suspend_connection);
+MHD_SAME(resume, MHD_resume_connection);
 
 static int sym(void *lib, const char *name, void *fp, char *err, size_t errlen)
 {
@@ -62,6 +84,7 @@ int httpd_mhd_load(char *err, size_t errlen)
 	    sym(lib, "MHD_queue_response", &mhd.queue, err, errlen) ||
 	    sym(lib, "MHD_create_response_from_buffer", &mhd.from_buffer, err, errlen) ||
 	    sym(lib, "MHD_create_response_from_buffer_with_free_callback", &mhd.from_buffer_free, err, errlen) ||
+	    sym(lib, "MHD_create_response_from_buffer_with_free_callback_cls", &mhd.from_buffer_cls, err, errlen) ||
 	    sym(lib, "MHD_destroy_response", &mhd.destroy, err, errlen) ||
 	    sym(lib, "MHD_add_response_header", &mhd.add_header, err, errlen) ||
 	    sym(lib, "MHD_suspend_connection", &mhd.suspend, err, errlen) ||
@@ -129,6 +152,12 @@ struct MHD_Response *MHD_create_response_from_buffer_with_free_callback(size_t s
 									MHD_ContentReaderFreeCallback crfc)
 {
 	return mhd.from_buffer_free(size, buf, crfc);
+}
+
+struct MHD_Response *MHD_create_response_from_buffer_with_free_callback_cls(size_t size, void *buf,
+									    MHD_ContentReaderFreeCallback crfc, void *cls)
+{
+	return mhd.from_buffer_cls(size, buf, crfc, cls);
 }
 
 void MHD_destroy_response(struct MHD_Response *r)

@@ -12,58 +12,6 @@
 
 /* ---- shared bits ---- */
 
-static const char *fixer_text(const char *f)
-{
-	static const struct { const char *k, *v; } m[] = {
-		{ "sender-admin", "the sender's mail admin" }, { "sender", "the sender" },
-		{ "recipient-admin", "the recipient's mail admin" }, { "recipient", "the recipient" },
-		{ "none", "nobody: nothing failed" },
-	};
-	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
-		if (!strcmp(f, m[i].k))
-			return m[i].v;
-	return f;
-}
-
-/* "sender,recipient-admin" -> "the sender and the recipient's mail admin" */
-static void fixers(smtpdiag_buf *b, const char *list)
-{
-	char one[32];
-	const char *p = list;
-	int first = 1;
-
-	while (p && *p) {
-		size_t n = strcspn(p, ",");
-		snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) ? n : sizeof(one) - 1), p);
-		hb_puts(b, first ? "" : " and ");
-		hb_htmls(b, fixer_text(one));
-		first = 0;
-		p += n + (p[n] == ',');
-	}
-	if (first)
-		hb_puts(b, "not known");
-}
-
-static const char *advice_text(const char *a)
-{
-	static const struct { const char *k, *v; } m[] = {
-		{ "retry", "Retry later: keep the message queued and retry with backoff." },
-		{ "suppress-recipient", "Remove the address from your lists." },
-		{ "fix-sender-config", "Fix your sending set-up (DNS, TLS, sender address, relay), then resend." },
-		{ "fix-sender-authentication", "Fix SPF, DKIM, DMARC or your SMTP credentials, then resend." },
-		{ "fix-authentication", "Fix SPF, DKIM, DMARC or your SMTP credentials, then resend." },
-		{ "fix-sender-reputation", "Work on your sending reputation (block lists, reverse DNS, volume), then resend." },
-		{ "fix-message", "Change the message (size, content or format), then resend." },
-		{ "contact-recipient-admin", "Contact the recipient's mail admin: only they can fix this." },
-		{ "remove-recipient", "Remove the address from your lists." },
-		{ "none", "Nothing to do." },
-	};
-	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
-		if (!strcmp(a, m[i].k))
-			return m[i].v;
-	return a;
-}
-
 static void para(smtpdiag_buf *b, const char *s)
 {
 	hb_puts(b, "<p>");
@@ -114,21 +62,17 @@ static void chips(smtpdiag_buf *b, const char *const *v)
 	hb_puts(b, "</ul>\n");
 }
 
-/* "RFC 5321 section 4.2.3" links to the RFC Editor's page; other references are text. */
+/* A reference, linked when it has a link (RFC 5321 to the RFC Editor's page). */
 static void reference(smtpdiag_buf *b, const char *ref)
 {
-	unsigned long num = 0;
-	char *end;
-	const char *sec;
+	char url[160];
 
-	if (strncmp(ref, "RFC ", 4) || (num = strtoul(ref + 4, &end, 10)) == 0 || num > 99999) {
+	if (!ref_url(ref, url, sizeof(url))) {
 		hb_htmls(b, ref);
 		return;
 	}
-	smtpdiag_buf_printf(b, "<a href=\"https://www.rfc-editor.org/rfc/rfc%lu", num);
-	sec = strstr(ref, " section ");
-	if (sec && strspn(sec + 9, "0123456789.") > 0)
-		smtpdiag_buf_printf(b, "#section-%.*s", (int)strspn(sec + 9, "0123456789."), sec + 9);
+	hb_puts(b, "<a href=\"");
+	hb_htmls(b, url);
 	hb_puts(b, "\">");
 	hb_htmls(b, ref);
 	hb_puts(b, "</a>");
@@ -148,24 +92,8 @@ static const char *verdict_line(const smtpdiag_explanation *e)
 	}
 }
 
-static void code_head(smtpdiag_buf *b, const smtpdiag_explanation *e, const char *code)
+static void code_notes(smtpdiag_buf *b, const smtpdiag_explanation *e)
 {
-	const char *cls = smtpdiag_class_name(e->klass);
-
-	hb_puts(b, "<p class=\"crumbs\"><a href=\"/\">All codes</a> &rsaquo; ");
-	hb_puts(b, e->replycode && e->status[0] ? "Reply code and enhanced status" : e->replycode ? "Reply code" : "Enhanced status code");
-	hb_puts(b, "</p>\n<h1><span class=\"code\">");
-	hb_htmls(b, code);
-	hb_puts(b, "</span> ");
-	hb_htmls(b, e->title);
-	hb_puts(b, "</h1>\n<p class=\"badges\">");
-	if (cls[0])
-		smtpdiag_buf_printf(b, "<span class=\"badge %s\">%s</span>", cls, cls);
-	if (!e->standard)
-		hb_puts(b, "<span class=\"badge nonstd\">non-standard</span>");
-	smtpdiag_buf_printf(b, "<span class=\"badge\">retry: %s</span><span class=\"badge\">who acts: ", e->retry ? "yes" : "no");
-	fixers(b, e->fixer);
-	hb_puts(b, "</span></p>\n");
 	if (!e->standard) {
 		hb_puts(b, "<section class=\"box nonstd\" id=\"nonstandard\"><h2>Not a standard code</h2>\n");
 		if (has(e->notes))
@@ -173,23 +101,43 @@ static void code_head(smtpdiag_buf *b, const smtpdiag_explanation *e, const char
 		else
 			para(b, "No RFC defines this code as it is used here: act on the raw reply and status.");
 		hb_puts(b, "</section>\n");
+	} else if (e->issues & SMTPDIAG_ISSUE_CLASS_MISMATCH) {
+		hb_puts(b, "<section class=\"box mismatch\" id=\"mismatch\"><h2>The reply code and the status disagree</h2>\n"
+			   "<p>Both codes are standard, but one says temporary and the other permanent: go by the "
+			   "verdict above, not by the first digit alone.</p>\n");
+		if (has(e->notes))
+			items(b, "ul", e->notes);
+		hb_puts(b, "</section>\n");
 	}
+}
+
+static void code_head(smtpdiag_buf *b, const smtpdiag_explanation *e, const char *code)
+{
+	vview v = { e->advice, e->retry, e->fixers, e->short_answer, NULL };
+
+	hb_puts(b, "<p class=\"crumbs\"><a href=\"/\">All codes</a> &rsaquo; ");
+	hb_puts(b, e->replycode && e->status[0] ? "Reply code and enhanced status" : e->replycode ? "Reply code" : "Enhanced status code");
+	hb_puts(b, "</p>\n<h1><span class=\"code\">");
+	hb_htmls(b, code);
+	hb_puts(b, "</span> ");
+	hb_htmls(b, e->title);
+	hb_puts(b, "</h1>\n");
+	verdict_banner(b, &v, "verdict");
+	code_notes(b, e);
 }
 
 static void code_body(smtpdiag_buf *b, const smtpdiag_explanation *e)
 {
-	hb_puts(b, "<section id=\"short\"><h2>The short answer</h2>\n");
-	para(b, e->short_answer);
-	hb_puts(b, "</section>\n<section id=\"quick-fix\"><h2>Quick fix</h2>\n");
+	hb_puts(b, "<section id=\"quick-fix\"><h2>Quick fix</h2>\n");
 	para(b, e->quick_fix);
 	smtpdiag_buf_printf(b, "</section>\n<section id=\"retry\" class=\"box %s\"><h2>Retry verdict</h2>\n"
-		     "<p class=\"verdict-line\">", smtpdiag_class_name(e->klass));
+		     "<p class=\"verdict-line\">", advice_tone(e->advice, e->retry));
 	hb_htmls(b, verdict_line(e));
 	hb_puts(b, "</p>\n");
 	para(b, e->retry_advice);
 	hb_puts(b, "</section>\n<section id=\"meaning\"><h2>What it means</h2>\n");
 	para(b, e->meaning);
-	if (e->standard && has(e->notes))
+	if (e->standard && !(e->issues & SMTPDIAG_ISSUE_CLASS_MISMATCH) && has(e->notes))
 		items(b, "ul", e->notes);
 	hb_puts(b, "</section>\n");
 	if (has(e->causes)) {
@@ -201,7 +149,7 @@ static void code_body(smtpdiag_buf *b, const smtpdiag_explanation *e)
 	if (has(e->fixes))
 		items(b, "ol", e->fixes);
 	hb_puts(b, "<p><strong>Who must act:</strong> ");
-	fixers(b, e->fixer);
+	fixers_words(b, e->fixers);
 	hb_puts(b, ".</p>\n</section>\n");
 }
 
@@ -250,9 +198,8 @@ enum MHD_Result page_code(hreq *r)
 	smtpdiag_explanation *e;
 	smtpdiag_error err = { 0, "" };
 	smtpdiag_buf b = { 0 };
-	struct MHD_Response *resp;
+	hbody *h;
 	char key[CODE_MAX_Q + 8], code[64], title[160];
-	size_t len;
 	int hit, rc;
 
 	if (!*q)
@@ -276,10 +223,9 @@ enum MHD_Result page_code(hreq *r)
 	code_tail(&b, e, code);
 	page_end(&b);
 	smtpdiag_explanation_free(e);
-	len = b.len;
-	if (!(resp = make_response(&b, "text/html; charset=utf-8")))
+	if (!(h = hbody_from_buf(&b, "text/html; charset=utf-8", HTTPD_PAGE_CACHE, HF_GZIP_KEEP)))
 		return reply_error(r, 503, "out of memory");
-	return cache_put_reply(r, key, 200, resp, len);
+	return cache_put_reply(r, key, 200, h);
 }
 
 /* ---- /analyze ---- */
@@ -292,43 +238,58 @@ static void analyze_form(smtpdiag_buf *b, const char *text, size_t len, int agai
 		     "<textarea id=\"text\" name=\"text\" rows=\"14\" spellcheck=\"false\" required "
 		     "placeholder=\"550 5.1.1 &lt;bob@example.org&gt;: Recipient address rejected: User unknown\">\n",
 		  again ? "Analyze again" : "What did the server say?");
-	if (text && len <= ECHO_MAX)
+	if (text && len > ECHO_MAX) { /* the start, to the end of a line */
+		const char *nl = memrchr(text, '\n', ECHO_MAX);
+		len = nl ? (size_t)(nl - text) + 1 : ECHO_MAX;
+	}
+	if (text)
 		hb_html(b, text, len);
 	hb_puts(b, "</textarea>\n<p><button type=\"submit\">Analyze</button></p>\n</form>\n");
 }
 
-static const char *fact_class(const smtpdiag_fact *f)
+static int delivered(const smtpdiag_fact *f)
 {
-	if (!strcmp(f->action, "delivered") || !strcmp(f->action, "relayed") || !strcmp(f->action, "expanded"))
-		return "success";
-	if (!strcmp(f->action, "delayed") || (f->retry && !f->hardbounce))
-		return "transient";
-	return "permanent";
+	return !strcmp(f->action, "delivered") || !strcmp(f->action, "relayed") || !strcmp(f->action, "expanded");
 }
 
+/* A banner headline where the advice alone would mislead; NULL: from the advice. */
 static const char *fact_headline(const smtpdiag_fact *f)
 {
-	if (!strcmp(f->action, "delivered") || !strcmp(f->action, "relayed") || !strcmp(f->action, "expanded"))
+	if (delivered(f))
 		return "Delivered: nothing to do.";
 	if (!strcmp(f->action, "delayed"))
 		return "Delayed: the message is still queued and being retried.";
 	if (!strcmp(f->reason, "feedback"))
 		return "A complaint (feedback report), not a bounce: stop sending to this address.";
-	if (f->hardbounce)
-		return "Hard bounce: stop sending to this address.";
-	if (f->retry)
-		return "Soft bounce: retry later.";
-	return "Failed: fix the cause before sending again.";
+	return NULL;
 }
 
-static void dd_text(smtpdiag_buf *b, const char *dt, const char *v)
+static const char *action_words(const smtpdiag_fact *f)
+{
+	static const struct { const char *k, *v; } m[] = {
+		{ "failed", "The message was not delivered to this address." },
+		{ "delayed", "Not delivered yet: the sending server keeps trying." },
+		{ "delivered", "Delivered." }, { "relayed", "Passed on to a server that does not report back." },
+		{ "expanded", "Delivered to a list or alias, which passed it on." },
+	};
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (!strcmp(f->action, m[i].k))
+			return m[i].v;
+	return f->hardbounce || !f->retry ? "The message was not delivered to this address." : NULL;
+}
+
+/* <dt>dt</dt><dd>v</dd>, v escaped (as preformatted text when pre), nothing when v is empty. */
+static void dd_any(smtpdiag_buf *b, const char *dt, const char *v, int pre)
 {
 	if (!v || !*v)
 		return;
-	smtpdiag_buf_printf(b, "<dt>%s</dt><dd>", dt);
+	smtpdiag_buf_printf(b, "<dt>%s</dt><dd>%s", dt, pre ? "<pre>" : "");
 	hb_htmls(b, v);
-	hb_puts(b, "</dd>\n");
+	hb_puts(b, pre ? "</pre></dd>\n" : "</dd>\n");
 }
+
+#define dd_text(b, dt, v) dd_any(b, dt, v, 0)
+#define dd_pre(b, dt, v) dd_any(b, dt, v, 1)
 
 /* Links to the reply code, the status and the pair. */
 static void dd_codes(smtpdiag_buf *b, const char *rc, const char *st)
@@ -353,86 +314,95 @@ static void dd_codes(smtpdiag_buf *b, const char *rc, const char *st)
 	hb_puts(b, "</dd>\n");
 }
 
+static void dd_reason(smtpdiag_buf *b, const char *reason)
+{
+	if (!reason || !*reason)
+		return;
+	hb_puts(b, "<dt>Reason</dt><dd>");
+	link_reason(b, reason);
+	hb_puts(b, "</dd>\n");
+}
+
+static const char *issue_words(unsigned bit)
+{
+	switch (bit) {
+	case SMTPDIAG_ISSUE_NONSTANDARD_REPLY: return "the reply code is not in any RFC";
+	case SMTPDIAG_ISSUE_UNREGISTERED_STATUS: return "the enhanced status is not registered";
+	case SMTPDIAG_ISSUE_VENDOR_REDEFINED: return "a provider uses this code with its own meaning";
+	case SMTPDIAG_ISSUE_CLASS_MISMATCH: return "the reply code and the status disagree (temporary or permanent)";
+	case SMTPDIAG_ISSUE_CLASS_NOT_ALLOWED: return "the status is used in a class its registration does not allow";
+	default: return NULL;
+	}
+}
+
 static void dd_issues(smtpdiag_buf *b, unsigned issues)
 {
 	int first = 1;
 
 	if (!issues)
 		return;
-	hb_puts(b, "<dt>Flags</dt><dd>");
+	hb_puts(b, "<dt>Odd codes</dt><dd>");
 	for (unsigned bit = 1; bit && bit <= issues; bit <<= 1) {
-		const char *n = (issues & bit) ? smtpdiag_issue_name(bit) : NULL;
+		const char *n = (issues & bit) ? issue_words(bit) : NULL;
 		if (!n)
 			continue;
-		hb_puts(b, first ? "" : ", ");
+		hb_puts(b, first ? "" : "; ");
 		hb_htmls(b, n);
 		first = 0;
 	}
 	hb_puts(b, "</dd>\n");
 }
 
-/* The short answer for the fact's codes, from the knowledge base. */
-static void fact_short(smtpdiag_buf *b, const smtpdiag_fact *f)
+static void card_open(smtpdiag_buf *b, const char *title, const vview *v)
 {
-	char q[48];
-	smtpdiag_explanation *e;
-	smtpdiag_error err = { 0, "" };
+	smtpdiag_buf_printf(b, "<article class=\"card %s\"><h3>", advice_tone(v->advice, v->retry));
+	hb_htmls(b, title);
+	hb_puts(b, "</h3>\n");
+	verdict_banner(b, v, NULL);
+	hb_puts(b, "<dl class=\"facts\">\n");
+}
 
-	snprintf(q, sizeof(q), "%s%s%s", f->replycode, f->replycode[0] && f->deliverystatus[0] ? " " : "",
-		 f->deliverystatus);
-	if (!q[0] || smtpdiag_explain(q, strlen(q), SMTPDIAG_EXPLAIN_CODE, &e, &err) < 0)
-		return;
-	hb_puts(b, "<p><strong>");
-	hb_htmls(b, q);
-	hb_puts(b, ":</strong> ");
-	hb_htmls(b, e->short_answer);
-	hb_puts(b, "</p>\n");
-	smtpdiag_explanation_free(e);
+static void card_close(smtpdiag_buf *b, const char *code)
+{
+	hb_puts(b, "</dl>\n");
+	if (code && *code) {
+		hb_puts(b, "<p class=\"more\">");
+		link_code(b, code);
+		hb_puts(b, ": the full explanation.</p>\n");
+	}
+	hb_puts(b, "</article>\n");
 }
 
 static void fact_card(smtpdiag_buf *b, const smtpdiag_fact *f)
 {
-	const char *meaning = f->reason[0] ? smtpdiag_reason_meaning(f->reason) : NULL;
+	char q[48];
+	smtpdiag_explanation *e = NULL;
+	smtpdiag_error err = { 0, "" };
+	vview v = { f->advice, f->retry, f->fixer, NULL, fact_headline(f) };
 
-	smtpdiag_buf_printf(b, "<article class=\"card %s\"><h3>", fact_class(f));
-	hb_htmls(b, f->recipient[0] ? f->recipient : "Recipient not named");
-	hb_puts(b, "</h3>\n<p class=\"verdict-line\">");
-	hb_htmls(b, fact_headline(f));
-	hb_puts(b, "</p>\n<dl class=\"facts\">\n<dt>What to do</dt><dd>");
-	hb_htmls(b, advice_text(f->advice));
-	hb_puts(b, "</dd>\n");
-	if (f->reason[0]) {
-		hb_puts(b, "<dt>Reason</dt><dd><strong>");
-		hb_htmls(b, f->reason);
-		hb_puts(b, "</strong>");
-		if (meaning) {
-			hb_puts(b, ": ");
-			hb_htmls(b, meaning);
-		}
-		hb_puts(b, "</dd>\n");
-	}
+	snprintf(q, sizeof(q), "%s%s%s", f->replycode, f->replycode[0] && f->deliverystatus[0] ? " " : "",
+		 f->deliverystatus);
+	if (q[0] && smtpdiag_explain(q, strlen(q), SMTPDIAG_EXPLAIN_CODE, &e, &err) < 0)
+		e = NULL;
+	v.short_answer = e ? e->short_answer : NULL;
+	card_open(b, f->recipient[0] ? f->recipient : "Recipient not named", &v);
+	dd_text(b, "What happened", action_words(f));
+	dd_reason(b, f->reason);
 	dd_codes(b, f->replycode, f->deliverystatus);
-	dd_text(b, "Action", f->action);
-	smtpdiag_buf_printf(b, "<dt>Bounce</dt><dd>%s, retry: %s</dd>\n", f->hardbounce ? "hard" : "soft", f->retry ? "yes" : "no");
 	dd_issues(b, f->issues);
 	dd_text(b, "Remote server", f->rhost);
-	if (f->diagnosticcode[0]) {
-		hb_puts(b, "<dt>Server said</dt><dd><pre>");
-		hb_htmls(b, f->diagnosticcode);
-		hb_puts(b, "</pre></dd>\n");
-	}
-	dd_text(b, "Read by", f->decodedby);
-	hb_puts(b, "</dl>\n");
-	fact_short(b, f);
-	hb_puts(b, "</article>\n");
+	dd_pre(b, "Server said", f->diagnosticcode);
+	card_close(b, e ? q : NULL);
+	smtpdiag_explanation_free(e);
 }
 
-/* Decode the text as one email or an mbox; one card per fact. Returns the facts. */
-static size_t decode_cards(smtpdiag_buf *b, const char *text, size_t len)
+/* Decode the text as one email or an mbox; one card per fact (CARDS_MAX at
+ * most), every fact counted in sum. Returns the facts. */
+static size_t decode_cards(smtpdiag_buf *b, const char *text, size_t len, summary *sum)
 {
 	smtpdiag_decoder *d = thread_decoder(0); /* a pasted warning is shown */
 	smtpdiag_error err = { 0, "" };
-	size_t pos = 0, mlen, total = 0;
+	size_t pos = 0, mlen;
 	const char *m = text;
 	int n, mbox = smtpdiag_mbox_detect(text, len);
 
@@ -441,17 +411,19 @@ static size_t decode_cards(smtpdiag_buf *b, const char *text, size_t len)
 	if (!mbox)
 		mlen = len;
 	while (mbox ? smtpdiag_mbox_next(text, len, &pos, &m, &mlen) : m != NULL) {
-		n = smtpdiag_decode(d, m, mlen, NULL, &err);
-		for (int i = 0; i < n; i++, total++)
-			if (total < CARDS_MAX)
-				fact_card(b, smtpdiag_decoder_fact(d, (size_t)i));
+		if ((n = smtpdiag_decode(d, m, mlen, NULL, &err)) < 0)
+			metrics_decode_errors(1);
+		for (int i = 0; i < n; i++) {
+			const smtpdiag_fact *f = smtpdiag_decoder_fact(d, (size_t)i);
+			if (sum->facts < CARDS_MAX)
+				fact_card(b, f);
+			summary_add(sum, f->advice, f->reason);
+			metrics_verdict(f->reason, f->advice);
+		}
 		if (!mbox)
 			m = NULL;
 	}
-	if (total > CARDS_MAX)
-		smtpdiag_buf_printf(b, "<p>%zu more not shown here: POST the text to <code>/api/v1/decode</code> for "
-			     "every verdict.</p>\n", total - CARDS_MAX);
-	return total;
+	return sum->facts;
 }
 
 /* No bounce: find the code in any text (a reply line, a log fragment). */
@@ -475,68 +447,77 @@ static void explain_card(smtpdiag_buf *b, const char *text, size_t len)
 		return;
 	}
 	code_of(e, code, sizeof(code));
-	smtpdiag_buf_printf(b, "<article class=\"card %s\"><h3>", smtpdiag_class_name(e->klass));
-	hb_htmls(b, e->recipient[0] ? e->recipient : code);
-	hb_puts(b, "</h3>\n<p class=\"verdict-line\">");
-	hb_htmls(b, verdict_line(e));
-	hb_puts(b, "</p>\n<dl class=\"facts\">\n");
-	if (e->bounce && e->advice[0]) {
-		hb_puts(b, "<dt>What to do</dt><dd>");
-		hb_htmls(b, advice_text(e->advice));
-		hb_puts(b, "</dd>\n");
-	}
-	dd_text(b, "Reason", e->reason);
-	hb_puts(b, "<dt>Codes</dt><dd>");
-	link_code(b, code);
-	hb_puts(b, "</dd>\n<dt>Who must act</dt><dd>");
-	fixers(b, e->fixer);
-	hb_puts(b, "</dd>\n");
+	vview v = { e->advice, e->retry, e->fixers, e->short_answer, NULL };
+	card_open(b, e->recipient[0] ? e->recipient : code, &v);
+	dd_text(b, "What happened", e->klass == SMTPDIAG_CLASS_PERMANENT ? "The server refused for good (a 5xx reply)."
+			: e->klass == SMTPDIAG_CLASS_TRANSIENT ? "The server refused for now (a 4xx reply)." : NULL);
+	dd_reason(b, e->reason);
+	dd_codes(b, code, "");
 	dd_issues(b, e->issues);
-	dd_text(b, "Vendor", e->vendor);
-	if (e->text[0] && strcmp(e->text, e->query)) {
-		hb_puts(b, "<dt>Server said</dt><dd><pre>");
-		hb_htmls(b, e->text);
-		hb_puts(b, "</pre></dd>\n");
-	}
-	hb_puts(b, "</dl>\n");
-	para(b, e->short_answer);
-	hb_puts(b, "<p><strong>Quick fix:</strong> ");
-	hb_htmls(b, e->quick_fix);
-	hb_puts(b, "</p>\n<p>");
-	link_code(b, code);
-	hb_puts(b, ": the full explanation.</p>\n</article>\n");
+	dd_text(b, "Provider", e->vendor);
+	if (strcmp(e->text, e->query))
+		dd_pre(b, "Server said", e->text);
+	card_close(b, code);
 	smtpdiag_explanation_free(e);
+}
+
+/* The body was over the limit: say so in words, and give back what was kept. */
+static void too_big(smtpdiag_buf *b, const hreq *r, size_t kept)
+{
+	char lim[32], echo[32];
+
+	human_size(lim, sizeof(lim), r->cfg->max_body);
+	human_size(echo, sizeof(echo), ECHO_MAX);
+	smtpdiag_buf_printf(b, "<section class=\"box v-fix\" id=\"too-big\"><h2>That paste is too large</h2>\n"
+		     "<p>The limit is %s. Nothing was analyzed; ", lim);
+	if (kept > ECHO_MAX)
+		smtpdiag_buf_printf(b, "the first %s of your text is kept in the form below.", echo);
+	else
+		hb_puts(b, "the start of your text is kept in the form below.");
+	hb_puts(b, " Analyze a part at a time, or send the whole file to <code>POST /api/v1/decode</code>.</p>\n"
+		   "</section>\n");
+}
+
+static void analyze_result(smtpdiag_buf *b, const char *text, size_t len)
+{
+	smtpdiag_buf cards = { 0 };
+	summary sum;
+	size_t facts;
+
+	memset(&sum, 0, sizeof(sum));
+	hb_puts(b, "<section id=\"result\" aria-live=\"polite\"><h2>Verdict</h2>\n");
+	if ((facts = decode_cards(&cards, text, len, &sum)) > 0)
+		summary_html(b, &sum, facts < CARDS_MAX ? facts : CARDS_MAX);
+	else
+		explain_card(&cards, text, len);
+	hb_put(b, cards.data, cards.len);
+	b->oom |= cards.oom;
+	smtpdiag_buf_free(&cards);
+	hb_puts(b, "</section>\n");
 }
 
 enum MHD_Result page_analyze(hreq *r)
 {
 	smtpdiag_buf b = { 0 };
-	char *text = NULL;
-	size_t len = 0, facts;
+	const char *text = r->method == HM_POST ? NULL : req_arg(r, "text");
+	size_t len = text ? strlen(text) : 0;
 
-	if (r->method == HM_POST)
+	if (!len)
+		text = NULL;
+	if (r->method == HM_POST || text)
 		OFFLOAD(r);
 	if (r->method == HM_POST && !(text = form_field(r->body, r->blen, "text", &len)))
-		return reply_error(r, 400, "The form has no text field.");
-	page_begin(&b, text ? "Analysis" : "Analyze a bounce", NULL);
+		return reply_error(r, r->over ? 413 : 400, r->over ? "The paste is too large." : "The form has no text field.");
+	page_begin(&b, r->over ? "Too large" : text ? "Analysis" : "Analyze a bounce", NULL);
 	hb_puts(&b, "<h1>Analyze a bounce</h1>\n");
-	if (!text) {
+	if (r->over)
+		too_big(&b, r, len);
+	else if (!text)
 		hb_puts(&b, "<p class=\"lead\">Paste what you have: one reply line, a log fragment or a whole "
 			    "bounce email. You get a verdict per recipient and links to each code found.</p>\n");
-		analyze_form(&b, NULL, 0, 0);
-	} else {
-		smtpdiag_buf cards = { 0 };
-		hb_puts(&b, "<section id=\"result\" aria-live=\"polite\"><h2>Verdict</h2>\n");
-		if ((facts = decode_cards(&cards, text, len)) > 0)
-			smtpdiag_buf_printf(&b, "<p class=\"muted\">%zu recipient%s found in the text.</p>\n", facts, facts == 1 ? "" : "s");
-		else
-			explain_card(&cards, text, len);
-		hb_put(&b, cards.data, cards.len);
-		b.oom |= cards.oom;
-		smtpdiag_buf_free(&cards);
-		hb_puts(&b, "</section>\n");
-		analyze_form(&b, text, len, 1);
-	}
+	else
+		analyze_result(&b, text, len);
+	analyze_form(&b, text, len, text && !r->over);
 	page_end(&b);
-	return reply_buf(r, 200, "text/html; charset=utf-8", &b);
+	return reply_buf(r, r->over ? 413 : 200, "text/html; charset=utf-8", &b);
 }

@@ -9,10 +9,14 @@
 static enum MHD_Result static_css(hreq *r);
 static enum MHD_Result static_js(hreq *r);
 static enum MHD_Result static_icon(hreq *r);
+static enum MHD_Result page_reasons(hreq *r);
+static enum MHD_Result api_openapi(hreq *r);
+static enum MHD_Result page_api(hreq *r);
 
 static const route routes[] = {
 	{ "/", 0, HM_GET, HB_NONE, page_index },
 	{ "/code/", 1, HM_GET, HB_NONE, page_code },
+	{ "/reasons", 0, HM_GET, HB_NONE, page_reasons },
 	{ "/analyze", 0, HM_GET | HM_POST, HB_FORM, page_analyze },
 	{ "/api/v1/explain", 0, HM_GET | HM_POST, HB_TEXT, api_explain },
 	{ "/api/v1/decode", 0, HM_POST, HB_MAIL, api_decode },
@@ -20,11 +24,21 @@ static const route routes[] = {
 	{ "/api/v1/events", 0, HM_POST, HB_EVENTS, api_events },
 	{ "/api/v1/suppressions", 0, HM_GET, HB_NONE, api_suppressions },
 	{ "/api/v1/suppressions/", 1, HM_GET | HM_DELETE, HB_NONE, api_suppression },
+	{ "/api/v1/openapi.json", 0, HM_GET, HB_NONE, api_openapi },
+	{ "/api", 0, HM_GET, HB_NONE, page_api },
 	{ "/healthz", 0, HM_GET, HB_NONE, api_health },
+	{ "/metrics", 0, HM_GET, HB_NONE, page_metrics },
 	{ "/static/style.css", 0, HM_GET, HB_NONE, static_css },
 	{ "/static/app.js", 0, HM_GET, HB_NONE, static_js },
 	{ "/static/icon.svg", 0, HM_GET, HB_NONE, static_icon },
 };
+
+_Static_assert(sizeof(routes) / sizeof(routes[0]) <= HTTPD_ROUTES_MAX, "raise HTTPD_ROUTES_MAX");
+
+const route *route_at_or_null(int i)
+{
+	return i >= 0 && (size_t)i < sizeof(routes) / sizeof(routes[0]) ? &routes[i] : NULL;
+}
 
 int route_find(const char *url)
 {
@@ -43,48 +57,39 @@ const route *route_at(int i)
 
 /* ---- responses made once ---- */
 
-enum { S_CSS, S_JS, S_ICON, S_INDEX, S_CODES, S_HEALTH, S_COUNT };
-static struct MHD_Response *shared[S_COUNT];
-static size_t shared_len[S_COUNT];
+enum { S_CSS, S_JS, S_ICON, S_INDEX, S_CODES, S_HEALTH, S_REASONS, S_OPENAPI, S_API, S_COUNT };
+static hbody *shared[S_COUNT];
 
 static int make_static(int i, const char *data, size_t len, const char *ctype, const char *cache)
 {
-	shared[i] = MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
-	if (!shared[i])
-		return -1;
-	reply_headers(shared[i], ctype);
-	if (cache)
-		MHD_add_response_header(shared[i], MHD_HTTP_HEADER_CACHE_CONTROL, cache);
-	shared_len[i] = len;
-	return 0;
+	shared[i] = hbody_new((char *)data, len, 0, ctype, cache, HF_GZIP_KEEP);
+	return shared[i] ? 0 : -1;
 }
 
+/* From b (taken); cache "no-store" means no ETag either. */
 static int make_built(int i, smtpdiag_buf *b, const char *ctype, const char *cache)
 {
-	if (b->oom || !b->len) {
+	unsigned flags = HF_GZIP_KEEP | (cache && !strcmp(cache, "no-store") ? HF_NO_ETAG : 0);
+
+	if (!b->len) {
 		smtpdiag_buf_free(b);
 		return -1;
 	}
-	shared[i] = MHD_create_response_from_buffer_with_free_callback(b->len, b->data, free);
-	if (!shared[i]) {
-		smtpdiag_buf_free(b);
-		return -1;
-	}
-	reply_headers(shared[i], ctype);
-	if (cache)
-		MHD_add_response_header(shared[i], MHD_HTTP_HEADER_CACHE_CONTROL, cache);
-	shared_len[i] = b->len;
-	return 0;
+	shared[i] = hbody_from_buf(b, ctype, cache ? cache : HTTPD_PAGE_CACHE, flags);
+	return shared[i] ? 0 : -1;
 }
 
 int routes_init(void)
 {
-	smtpdiag_buf idx = { 0 }, codes = { 0 }, health = { 0 };
+	smtpdiag_buf idx = { 0 }, codes = { 0 }, health = { 0 }, reasons = { 0 }, oas = { 0 }, api = { 0 };
 	static const char day[] = "public, max-age=86400";
 
 	index_init();
 	render_index(&idx, NULL, NULL);
 	codes_json(&codes);
+	render_reasons(&reasons);
+	openapi_json(&oas);
+	render_api(&api);
 	smtpdiag_buf_printf(&health, "{\"status\":\"ok\",\"version\":\"%s\",\"codes\":%zu}\n",
 		  smtpdiag_version(), smtpdiag_code_count());
 	if (make_static(S_CSS, css_text, css_len, "text/css; charset=utf-8", day) < 0 ||
@@ -92,6 +97,9 @@ int routes_init(void)
 	    make_static(S_ICON, icon_svg, icon_len, "image/svg+xml", day) < 0 ||
 	    make_built(S_INDEX, &idx, "text/html; charset=utf-8", NULL) < 0 ||
 	    make_built(S_CODES, &codes, "application/json", NULL) < 0 ||
+	    make_built(S_REASONS, &reasons, "text/html; charset=utf-8", NULL) < 0 ||
+	    make_built(S_OPENAPI, &oas, "application/json", NULL) < 0 ||
+	    make_built(S_API, &api, "text/html; charset=utf-8", NULL) < 0 ||
 	    make_built(S_HEALTH, &health, "application/json", "no-store") < 0) {
 		routes_free();
 		return -1;
@@ -102,25 +110,39 @@ int routes_init(void)
 void routes_free(void)
 {
 	for (int i = 0; i < S_COUNT; i++) {
-		if (shared[i])
-			MHD_destroy_response(shared[i]);
+		hbody_unref(shared[i]);
 		shared[i] = NULL;
 	}
 }
 
 static enum MHD_Result static_css(hreq *r)
 {
-	return reply_shared(r, 200, shared[S_CSS], shared_len[S_CSS]);
+	return reply_body(r, 200, shared[S_CSS]);
 }
 
 static enum MHD_Result static_js(hreq *r)
 {
-	return reply_shared(r, 200, shared[S_JS], shared_len[S_JS]);
+	return reply_body(r, 200, shared[S_JS]);
+}
+
+static enum MHD_Result page_reasons(hreq *r)
+{
+	return reply_body(r, 200, shared[S_REASONS]);
+}
+
+static enum MHD_Result api_openapi(hreq *r)
+{
+	return reply_body(r, 200, shared[S_OPENAPI]);
+}
+
+static enum MHD_Result page_api(hreq *r)
+{
+	return reply_body(r, 200, shared[S_API]);
 }
 
 static enum MHD_Result static_icon(hreq *r)
 {
-	return reply_shared(r, 200, shared[S_ICON], shared_len[S_ICON]);
+	return reply_body(r, 200, shared[S_ICON]);
 }
 
 enum MHD_Result page_index(hreq *r)
@@ -129,7 +151,7 @@ enum MHD_Result page_index(hreq *r)
 	smtpdiag_buf b = { 0 };
 
 	if ((!q || !*q) && (!f || !*f || !strcmp(f, "all")))
-		return reply_shared(r, 200, shared[S_INDEX], shared_len[S_INDEX]);
+		return reply_body(r, 200, shared[S_INDEX]);
 	if (q && strlen(q) > 200)
 		return reply_error(r, 400, "search text too long (200 characters at most)");
 	OFFLOAD(r);
@@ -139,10 +161,10 @@ enum MHD_Result page_index(hreq *r)
 
 enum MHD_Result api_codes(hreq *r)
 {
-	return reply_shared(r, 200, shared[S_CODES], shared_len[S_CODES]);
+	return reply_body(r, 200, shared[S_CODES]);
 }
 
 enum MHD_Result api_health(hreq *r)
 {
-	return reply_shared(r, 200, shared[S_HEALTH], shared_len[S_HEALTH]);
+	return reply_body(r, 200, shared[S_HEALTH]);
 }

@@ -26,7 +26,6 @@
 
 #define HTTPD_DRAIN_MS 3000    /* how long shutdown waits for requests in flight */
 #define HTTPD_FD_SPARE 64      /* descriptors kept for other uses than connections */
-#define HTTPD_RETRY_AFTER "5"  /* seconds, in a 503 */
 
 static const char csp[] = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -106,27 +105,14 @@ enum MHD_Result reply_shared(hreq *r, int status, struct MHD_Response *resp, siz
 	return MHD_queue_response(r->conn, (unsigned)status, resp);
 }
 
-struct MHD_Response *make_response(smtpdiag_buf *b, const char *ctype)
-{
-	struct MHD_Response *resp = NULL;
-
-	if (!b->oom && b->len)
-		resp = MHD_create_response_from_buffer_with_free_callback(b->len, b->data, free);
-	if (!resp) {
-		smtpdiag_buf_free(b);
-		return NULL;
-	}
-	b->data = NULL;
-	b->len = b->cap = 0;
-	reply_headers(resp, ctype);
-	return resp;
-}
-
+/* Pages and GETs that answer 200 get an ETag and may be cached; the rest not. */
 enum MHD_Result reply_buf(hreq *r, int status, const char *ctype, smtpdiag_buf *b)
 {
-	struct MHD_Response *resp;
+	int get = (r->method == HM_GET || r->method == HM_HEAD) && status == 200;
+	unsigned flags = (req_gzip_ok(r) ? HF_GZIP_NOW : 0) | (get ? 0 : HF_NO_ETAG);
+	const char *cache = get ? HTTPD_PAGE_CACHE : r->method == HM_POST || req_is_api(r) ? "no-store" : NULL;
 	enum MHD_Result ret;
-	size_t len = b->len;
+	hbody *h;
 
 	if (b->oom) {
 		smtpdiag_buf_free(b);
@@ -134,27 +120,10 @@ enum MHD_Result reply_buf(hreq *r, int status, const char *ctype, smtpdiag_buf *
 			return MHD_NO;
 		return reply_error(r, 500, "out of memory");
 	}
-	if (len)
-		resp = MHD_create_response_from_buffer_with_free_callback(len, b->data, free);
-	else
-		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-	if (!resp) {
-		smtpdiag_buf_free(b);
+	if (!(h = hbody_from_buf(b, ctype, cache, flags)))
 		return MHD_NO;
-	}
-	if (!len)
-		smtpdiag_buf_free(b);
-	b->data = NULL;
-	b->len = b->cap = 0;
-	reply_headers(resp, ctype);
-	if (r->method == HM_POST || req_is_api(r))
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	if (r->close)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	if (r->retry_after)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, HTTPD_RETRY_AFTER);
-	ret = reply_shared(r, status, resp, len);
-	MHD_destroy_response(resp);
+	ret = reply_body(r, status, h);
+	hbody_unref(h);
 	return ret;
 }
 
@@ -187,12 +156,11 @@ enum MHD_Result reply_405(hreq *r, unsigned allowed)
 {
 	struct MHD_Response *resp;
 	smtpdiag_buf b = { 0 };
-	char allow[32] = "";
+	char allow[48] = "";
 	enum MHD_Result ret;
 
-	snprintf(allow, sizeof(allow), "%s%s%s", allowed & HM_GET ? "GET, HEAD" : "",
-		 allowed & HM_POST ? (allowed & HM_GET ? ", POST" : "POST") : "",
-		 allowed & HM_DELETE ? (allowed & (HM_GET | HM_POST) ? ", DELETE" : "DELETE") : "");
+	snprintf(allow, sizeof(allow), "%s%s%sOPTIONS", allowed & HM_GET ? "GET, HEAD, " : "",
+		 allowed & HM_POST ? "POST, " : "", allowed & HM_DELETE ? "DELETE, " : "");
 	if (req_is_api(r)) {
 		smtpdiag_buf_printf(&b, "{\"error\":\"method %s not allowed here; use %s\",\"status\":405}\n", r->mname, allow);
 	} else {
@@ -206,6 +174,7 @@ enum MHD_Result reply_405(hreq *r, unsigned allowed)
 	}
 	reply_headers(resp, req_is_api(r) ? "application/json" : "text/html; charset=utf-8");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	req_headers(r, resp);
 	ret = reply_shared(r, 405, resp, b.len);
 	MHD_destroy_response(resp);
 	return ret;
@@ -245,13 +214,15 @@ static unsigned method_bit(const char *m)
 		return HM_POST;
 	if (!strcmp(m, "DELETE"))
 		return HM_DELETE;
+	if (!strcmp(m, "OPTIONS"))
+		return HM_OPTIONS;
 	return HM_OTHER;
 }
 
 /* Does the request's Content-Type name one of the types of this body kind? */
 static int type_ok(hreq *r, int kind)
 {
-	static const char *const text[] = { "text/plain", "application/x-www-form-urlencoded", NULL };
+	static const char *const text[] = { "text/plain", "application/x-www-form-urlencoded", "application/json", NULL };
 	static const char *const form[] = { "application/x-www-form-urlencoded", NULL };
 	static const char *const mail[] = { "message/rfc822", "message/global", "application/mbox",
 					    "text/plain", "application/octet-stream", NULL };
@@ -273,23 +244,47 @@ static int type_ok(hreq *r, int kind)
 	return 0;
 }
 
+/* "request body over the limit of 10 MB (10485760 bytes)" */
+void body_limit_msg(char *out, size_t cap, size_t max)
+{
+	char words[32];
+
+	human_size(words, sizeof(words), max);
+	snprintf(out, cap, "request body over the limit of %s (%zu bytes)", words, max);
+}
+
+void human_size(char *out, size_t cap, size_t n)
+{
+	if (n >= ((size_t)1 << 20) && n % ((size_t)1 << 20) == 0)
+		snprintf(out, cap, "%zu MB", n >> 20);
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(out, cap, "%zu KB", n >> 10);
+	else
+		snprintf(out, cap, "%zu bytes", n);
+}
+
 static enum MHD_Result start_body(hreq *r, const route *rt)
 {
 	const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	unsigned long long n = cl ? strtoull(cl, NULL, 10) : 0;
 	char msg[128];
 
+	if (rt->body == HB_FORM && n > r->cfg->max_body)
+		n = r->cfg->max_body; /* a form keeps what fits: the page shows it again */
 	if (n > r->cfg->max_body) {
-		snprintf(msg, sizeof(msg), "request body over the limit of %zu bytes", r->cfg->max_body);
+		metrics_refused(M_TOO_LARGE);
+		body_limit_msg(msg, sizeof(msg), r->cfg->max_body);
 		return reply_error(r, 413, msg);
 	}
-	if (n && !guard_body_room((size_t)n))
+	if (n && !guard_body_room((size_t)n)) {
+		metrics_refused(M_BUSY);
 		return reply_busy(r, "too many request bodies held right now; try again shortly");
-	if (!type_ok(r, rt->body))
+	}
+	if (!type_ok(r, rt->body) && (metrics_refused(M_WRONG_TYPE), 1))
 		return reply_error(r, 415, rt->body == HB_FORM ? "send the form as application/x-www-form-urlencoded"
 				   : rt->body == HB_MAIL ? "send the email as message/rfc822, application/mbox or text/plain"
 				   : rt->body == HB_EVENTS ? "send the events as application/json or form-encoded"
-				   : "send the text as text/plain");
+				   : "send the text as text/plain, a form or JSON ({\"q\": \"...\"})");
 	return MHD_YES;
 }
 
@@ -315,9 +310,11 @@ static enum MHD_Result start(hreq *r, const char *url, const char *method, const
 	snprintf(r->mname, sizeof(r->mname), "%s", method);
 	snprintf(r->version, sizeof(r->version), "%s", version);
 	r->method = method_bit(method);
+	reqid_take(r);
 	if ((bad = guard_framing(r->conn)) != NULL) {
 		char msg[96];
 		snprintf(msg, sizeof(msg), "ambiguous request framing: %s", bad);
+		metrics_refused(M_BAD_FRAMING);
 		r->close = 1;
 		return reply_error(r, 400, msg);
 	}
@@ -348,13 +345,17 @@ static enum MHD_Result finish(hreq *r)
 	if (r->route < 0)
 		return reply_error(r, 404, "no such page");
 	rt = route_at(r->route);
+	if (r->method == HM_OPTIONS)
+		return reply_options(r, rt->methods);
 	if (!(rt->methods & (r->method == HM_HEAD ? HM_GET : r->method)))
 		return reply_405(r, rt->methods);
-	if (r->over) {
-		snprintf(msg, sizeof(msg), "request body over the limit of %zu bytes", r->cfg->max_body);
+	if (r->over)
+		metrics_refused(M_TOO_LARGE);
+	if (r->over && rt->body != HB_FORM) {
+		body_limit_msg(msg, sizeof(msg), r->cfg->max_body);
 		return reply_error(r, 413, msg);
 	}
-	if (r->full)
+	if (r->full && (metrics_refused(M_BUSY), 1))
 		return reply_busy(r, "too many request bodies held right now; try again shortly");
 	if (!r->body && !(r->body = calloc(1, 1)))
 		return MHD_NO;
@@ -397,17 +398,20 @@ static int body_grow(hreq *r, size_t n)
 
 static enum MHD_Result take_body(hreq *r, const char *data, size_t *size)
 {
-	size_t n = *size, max = r->cfg->max_body;
+	size_t n = *size, max = r->cfg->max_body, all = n;
 
 	*size = 0;
 	if (elapsed(r) > (double)r->cfg->request_timeout) {
 		r->status = 408; /* for the log: too slow, the connection is cut */
 		return MHD_NO;
 	}
-	if (r->over || r->full || n > max - r->blen) {
+	if (!r->over && !r->full && n > max - r->blen && r->route >= 0 && route_at(r->route)->body == HB_FORM)
+		n = max - r->blen; /* keep the start of a form: the page shows it again */
+	else if (r->over || r->full || n > max - r->blen) {
 		r->over |= !r->full;
 		return MHD_YES;
 	}
+	r->over = n < all;
 	if (body_grow(r, n) < 0)
 		return MHD_NO;
 	if (r->full)
@@ -500,9 +504,9 @@ static void log_line(hreq *r, enum MHD_RequestTerminationCode toe)
 	log_escape(method, sizeof(method), r->mname[0] ? r->mname : "-");
 	log_escape(version, sizeof(version), r->version[0] ? r->version : "-");
 	snprintf(st, sizeof(st), r->status ? "%d" : "-", r->status);
-	n = snprintf(line, sizeof(line), "%s - - [%s] \"%s %s %s\" %s %llu %.3fms%s\n", ip, when,
+	n = snprintf(line, sizeof(line), "%s - - [%s] \"%s %s %s\" %s %llu id=%s %.3fms%s\n", ip, when,
 		     method, uri, version, st,
-		     (unsigned long long)r->bytes, elapsed(r) * 1e3,
+		     (unsigned long long)r->bytes, r->reqid[0] ? r->reqid : "-", elapsed(r) * 1e3,
 		     toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && guard_was_cut(r->hc) ? " deadline" : toe_name(toe));
 	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
 		return;
@@ -516,6 +520,8 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **ptr, enum MHD
 	(void)conn;
 	if (!r)
 		return;
+	job_conn_gone(r);
+	metrics_request(r->route, r->status, elapsed(r));
 	if (cfg->access_log)
 		log_line(r, toe);
 	guard_request_done(r->hc);
@@ -653,6 +659,7 @@ int httpd_run(const httpd_config *conf, char *err, size_t errlen)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* the pool's threads inherit the mask */
 	user_rules = c.rules;
+	reqid_init();
 	if (pthread_key_create(&dec_key, dec_free) != 0 || routes_init() < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

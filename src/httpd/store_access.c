@@ -314,8 +314,12 @@ enum MHD_Result reply_refuse(hreq *r, int status, const char *why, const char *c
 	hb_json(&b, why);
 	smtpdiag_buf_printf(&b, ",\"status\":%d}\n", status);
 	len = b.len;
-	if (!(resp = make_response(&b, "application/json")))
+	if (b.oom || !(resp = MHD_create_response_from_buffer_with_free_callback(b.len, b.data, free))) {
+		smtpdiag_buf_free(&b);
 		return reply_error(r, 503, "out of memory");
+	}
+	reply_headers(resp, "application/json");
+	req_headers(r, resp);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (challenge)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, challenge);

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Browser tests of `smtpdiag serve`: headless Debian Chromium driven by
-# playwright-core (npm). Installs what is missing (the build packages too when
-# the binary must be built), builds the binary if needed, runs
-# tests/browser/serve.test.mjs; screenshots go to $BUILD/screenshots.
+# playwright-core (npm), and API tests with npm's OpenAPI validator and
+# Prometheus parser. Installs what is missing, builds the binary if needed,
+# runs tests/browser/*.test.mjs; screenshots go to $BUILD/screenshots.
 set -euo pipefail
 cd "$(dirname "$0")"
 HERE=$(pwd)
@@ -20,7 +20,8 @@ if [ -n "$need" ]; then
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $need
 fi
-if [ ! -d "$HERE/node_modules/playwright-core" ]; then
+if [ ! -d "$HERE/node_modules/playwright-core" ] || [ ! -d "$HERE/node_modules/@seriousme/openapi-schema-validator" ] ||
+   [ ! -d "$HERE/node_modules/parse-prometheus-text-format" ]; then
 	(cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 if [ ! -x "$ROOT/$BUILD/smtpdiag" ]; then
@@ -29,5 +30,5 @@ if [ ! -x "$ROOT/$BUILD/smtpdiag" ]; then
 fi
 
 cd "$ROOT"
-BUILD_DIR="$ROOT/$BUILD" timeout 300 node --test --test-reporter=tap "$HERE/serve.test.mjs"
+BUILD_DIR="$ROOT/$BUILD" timeout 300 node --test --test-reporter=tap "$HERE/serve.test.mjs" "$HERE/api.test.mjs"
 echo "screenshots: $BUILD/screenshots/"

@@ -1,0 +1,163 @@
+/* metrics.c - GET /metrics in the Prometheus text format (0.0.4): requests by
+ * route and status, a latency histogram, verdicts by reason and advice,
+ * decode errors and refused bodies. Counters are atomics in fixed tables:
+ * nothing is allocated on the request path. */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "httpd_int.h"
+
+#define M_ROUTES (HTTPD_ROUTES_MAX + 1) /* the last one: no route */
+#define M_REASONS 64                    /* reason vocabulary, with room */
+#define M_ADVICE 12
+
+static const int statuses[] = { 200, 204, 304, 400, 404, 405, 408, 413, 415, 431, 500, 503 };
+#define M_STATUS (sizeof(statuses) / sizeof(statuses[0]) + 2) /* + other, + none */
+
+static const double bounds[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 };
+#define M_BUCKETS (sizeof(bounds) / sizeof(bounds[0]) + 1)
+
+static const char *const advice_words[M_ADVICE] = {
+	"retry", "suppress-recipient", "fix-sender-config", "fix-sender-authentication", "fix-authentication",
+	"fix-sender-reputation", "fix-message", "contact-recipient-admin", "remove-recipient", "none", "", "other",
+};
+
+static const char *const refusals[M_REFUSED] = { "too_large", "wrong_type", "busy", "bad_framing" };
+
+static atomic_ulong requests[M_ROUTES][M_STATUS];
+static atomic_ulong buckets[M_BUCKETS];
+static atomic_ulong usec_sum, count;
+static atomic_ulong verdicts[M_REASONS + 1][M_ADVICE];
+static atomic_ulong decode_errors, refused[M_REFUSED];
+
+static size_t status_slot(int status)
+{
+	if (!status)
+		return M_STATUS - 1;
+	for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
+		if (statuses[i] == status)
+			return i;
+	return M_STATUS - 2;
+}
+
+void metrics_request(int ri, int status, double seconds)
+{
+	size_t r = ri >= 0 && ri < HTTPD_ROUTES_MAX ? (size_t)ri : M_ROUTES - 1, b = 0;
+
+	atomic_fetch_add_explicit(&requests[r][status_slot(status)], 1, memory_order_relaxed);
+	while (b < M_BUCKETS - 1 && seconds > bounds[b])
+		b++;
+	atomic_fetch_add_explicit(&buckets[b], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&usec_sum, (unsigned long)(seconds * 1e6), memory_order_relaxed);
+	atomic_fetch_add_explicit(&count, 1, memory_order_relaxed);
+}
+
+void metrics_verdict(const char *reason, const char *advice)
+{
+	size_t r = M_REASONS, a = M_ADVICE - 1, n = smtpdiag_reason_count();
+
+	for (size_t i = 0; reason && i < n && i < M_REASONS; i++)
+		if (!strcmp(reason, smtpdiag_reason_name(i)))
+			r = i;
+	for (size_t i = 0; advice && i < M_ADVICE - 1; i++)
+		if (!strcmp(advice, advice_words[i]))
+			a = i;
+	atomic_fetch_add_explicit(&verdicts[r][a], 1, memory_order_relaxed);
+}
+
+void metrics_decode_errors(size_t n)
+{
+	atomic_fetch_add_explicit(&decode_errors, n, memory_order_relaxed);
+}
+
+void metrics_refused(int why)
+{
+	if (why >= 0 && why < M_REFUSED)
+		atomic_fetch_add_explicit(&refused[why], 1, memory_order_relaxed);
+}
+
+static unsigned long get(atomic_ulong *v)
+{
+	return atomic_load_explicit(v, memory_order_relaxed);
+}
+
+static void head(smtpdiag_buf *b, const char *name, const char *type, const char *help)
+{
+	smtpdiag_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void requests_text(smtpdiag_buf *b)
+{
+	head(b, "smtpdiag_http_requests_total", "counter", "Requests answered, by route and status.");
+	for (size_t r = 0; r < M_ROUTES; r++) {
+		const route *rt = r < M_ROUTES - 1 ? route_at_or_null((int)r) : NULL;
+		for (size_t s = 0; s < M_STATUS; s++) {
+			unsigned long v = get(&requests[r][s]);
+			if (!v)
+				continue;
+			smtpdiag_buf_printf(b, "smtpdiag_http_requests_total{route=\"%s\",status=\"", rt ? rt->path : "none");
+			if (s < M_STATUS - 2)
+				smtpdiag_buf_printf(b, "%d", statuses[s]);
+			else
+				hb_puts(b, s == M_STATUS - 2 ? "other" : "none");
+			smtpdiag_buf_printf(b, "\"} %lu\n", v);
+		}
+	}
+}
+
+static void latency_text(smtpdiag_buf *b)
+{
+	unsigned long cum = 0;
+
+	head(b, "smtpdiag_http_request_duration_seconds", "histogram", "Time from the request line to the last byte.");
+	for (size_t i = 0; i < M_BUCKETS; i++) {
+		cum += get(&buckets[i]);
+		if (i < M_BUCKETS - 1)
+			smtpdiag_buf_printf(b, "smtpdiag_http_request_duration_seconds_bucket{le=\"%g\"} %lu\n", bounds[i], cum);
+		else
+			smtpdiag_buf_printf(b, "smtpdiag_http_request_duration_seconds_bucket{le=\"+Inf\"} %lu\n", cum);
+	}
+	smtpdiag_buf_printf(b, "smtpdiag_http_request_duration_seconds_sum %.6f\n", (double)get(&usec_sum) / 1e6);
+	smtpdiag_buf_printf(b, "smtpdiag_http_request_duration_seconds_count %lu\n", get(&count));
+}
+
+static void verdicts_text(smtpdiag_buf *b)
+{
+	size_t n = smtpdiag_reason_count();
+
+	head(b, "smtpdiag_verdicts_total", "counter", "Verdicts made (decode, analyze, explain; answers from the cache not counted), by reason and advice.");
+	for (size_t r = 0; r <= M_REASONS; r++)
+		for (size_t a = 0; a < M_ADVICE; a++) {
+			unsigned long v = get(&verdicts[r][a]);
+			if (!v)
+				continue;
+			smtpdiag_buf_printf(b, "smtpdiag_verdicts_total{reason=\"%s\",advice=\"%s\"} %lu\n",
+				     r < n && r < M_REASONS ? smtpdiag_reason_name(r) : "other", advice_words[a], v);
+		}
+}
+
+void metrics_text(smtpdiag_buf *b)
+{
+	requests_text(b);
+	latency_text(b);
+	verdicts_text(b);
+	head(b, "smtpdiag_decode_errors_total", "counter", "Messages that could not be read (an mbox goes on past them).");
+	smtpdiag_buf_printf(b, "smtpdiag_decode_errors_total %lu\n", get(&decode_errors));
+	head(b, "smtpdiag_http_bodies_refused_total", "counter", "Request bodies refused, by why.");
+	for (size_t i = 0; i < M_REFUSED; i++)
+		smtpdiag_buf_printf(b, "smtpdiag_http_bodies_refused_total{why=\"%s\"} %lu\n", refusals[i], get(&refused[i]));
+}
+
+enum MHD_Result page_metrics(hreq *r)
+{
+	smtpdiag_buf b = { 0 };
+	enum MHD_Result ret;
+	hbody *h;
+
+	metrics_text(&b);
+	if (!(h = hbody_from_buf(&b, "text/plain; version=0.0.4; charset=utf-8", "no-store", HF_NO_ETAG)))
+		return MHD_NO;
+	ret = reply_body(r, 200, h);
+	hbody_unref(h);
+	return ret;
+}
