@@ -49,13 +49,15 @@ test('every route the server answers is in the description, and answers', async 
 	const doc = await (await fetch(base + '/api/v1/openapi.json')).json();
 	const paths = Object.keys(doc.paths);
 	for (const p of ['/', '/code/{code}', '/reasons', '/analyze', '/api', '/api/v1/explain', '/api/v1/decode',
-		'/api/v1/codes', '/api/v1/openapi.json', '/healthz', '/metrics', '/static/{file}'])
+		'/api/v1/codes', '/api/v1/openapi.json', '/healthz', '/metrics', '/static/{file}', '/api/v1/events',
+		'/api/v1/suppressions', '/api/v1/suppressions/{address}'])
 		assert.ok(paths.includes(p), `${p} is described`);
 	for (const p of paths) {
 		if (!doc.paths[p].get || p.includes('{')) continue;
 		const url = p === '/api/v1/explain' ? p + '?q=431' : p;
 		const resp = await fetch(base + url);
-		assert.equal(resp.status, 200, `GET ${url}`);
+		/* this server runs without a store: the suppression routes answer 404 */
+		assert.equal(resp.status, p.startsWith('/api/v1/suppressions') ? 404 : 200, `GET ${url}`);
 	}
 	const page = await (await fetch(base + '/api')).text();
 	for (const p of ['/api/v1/decode', '/api/v1/openapi.json', '/metrics'])
