@@ -162,7 +162,11 @@ enum MHD_Result reply_405(hreq *r, unsigned allowed)
 	snprintf(allow, sizeof(allow), "%s%s%sOPTIONS", allowed & HM_GET ? "GET, HEAD, " : "",
 		 allowed & HM_POST ? "POST, " : "", allowed & HM_DELETE ? "DELETE, " : "");
 	if (req_is_api(r)) {
-		smtpdiag_buf_printf(&b, "{\"error\":\"method %s not allowed here; use %s\",\"status\":405}\n", r->mname, allow);
+		char msg[96];
+		snprintf(msg, sizeof(msg), "method %s not allowed here; use %s", r->mname, allow);
+		hb_puts(&b, "{\"error\":");
+		hb_json(&b, msg); /* the method is the client's: escaped like any text */
+		smtpdiag_buf_printf(&b, ",\"status\":405}\n");
 	} else {
 		char msg[96];
 		snprintf(msg, sizeof(msg), "Method %s is not allowed here; use %s.", r->mname, allow);

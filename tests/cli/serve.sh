@@ -324,6 +324,8 @@ req "GET decode" -- "$U/api/v1/decode"
 expect_status 405 "GET /api/v1/decode is 405"
 expect_hdr '^allow: POST' "decode allows POST"
 expect_hdr '^content-type: application/json' "API 405 is JSON"
+req "odd method" -- -X 'A"B' "$U/api/v1/decode"
+expect_out '"error":"method A\\"B not allowed' "a method with a quote is escaped in the 405 JSON"
 req "PUT explain" -- -X PUT --data-binary 431 "$U/api/v1/explain"
 expect_status 405 "PUT /api/v1/explain is 405"
 
