@@ -19,6 +19,7 @@
 
 #define FACT_MAX_DIAG (64u << 10) /* bytes of diagnostic text a verdict keeps */
 #define FACT_ISSUE_TEXT 512       /* bytes of it searched for a vendor's reply snippet */
+_Static_assert(FACT_ISSUE_TEXT <= SD_VENDOR_TEXT_MAX, "a text the engine matched whole is one the flags may reuse");
 
 typedef struct fact_work {
 	sd_ctx *c;
@@ -525,8 +526,8 @@ static void finish(fact_work *w, smtpdiag_fact *f, int reason)
 	memset(&ps, 0, sizeof(ps));
 	if (st[0])
 		sd_status_parse(st, strlen(st), &ps);
-	if (w->asked && w->replycode == w->ev_replycode && !strcmp(st, w->ev_status) && w->diag.n <= FACT_ISSUE_TEXT &&
-	    w->diag.n <= SD_VENDOR_TEXT_MAX) /* the engine matched the same codes and text */
+	if (w->asked && w->replycode == w->ev_replycode && !strcmp(st, w->ev_status) &&
+	    w->diag.n <= FACT_ISSUE_TEXT) /* the engine matched the same codes and text */
 		f->issues = sd_code_issues_known(w->replycode, st[0] ? &ps : NULL, w->matched, w->diag.p, w->diag.n);
 	else
 		f->issues = sd_code_issues(w->replycode, st[0] ? &ps : NULL, w->diag.p,
