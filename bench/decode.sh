@@ -10,31 +10,12 @@
 set -eu
 BUILD=${BUILD:-build}
 BIN=$BUILD/smtpdiag
-CORPUS=${CORPUS:-../shared/corpus/set-of-emails/maildir/bsd}
 RUNS=${RUNS:-5}
-MIN=${MIN_EMAILS:-12000}
 
-if [ ! -d "$CORPUS" ]; then
-	echo "SKIP bench/decode: corpus not found at $CORPUS"
-	exit 0
-fi
+. "$(dirname "$0")/lib/workset.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=$(ls "$CORPUS" | wc -l)
-copies=$(( (MIN + n - 1) / n ))
-mkdir -p "$work/files"
-i=0
-while [ $i -lt $copies ]; do
-	for f in "$CORPUS"/*; do cp "$f" "$work/files/$i-$(basename "$f")"; done
-	i=$((i + 1))
-done
-for f in "$work"/files/*; do printf 'From bench@example.net Thu Jan  1 00:00:00 2026\n'; sed 's/^From />From /' "$f"; printf '\n'; done >"$work/all.mbox"
-emails=$(ls "$work/files" | wc -l)
-bytes=$(cat "$work"/files/* | wc -c)
-
-now() { date +%s.%N; }
-timeit() { s=$(now); "$@" >/dev/null 2>&1 || true; e=$(now); echo "$e - $s" | bc -l; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+workset "$work" || exit 0
 
 run() { # label, decode command..., as "--" then cat command...
 	label=$1; shift

@@ -10,7 +10,7 @@ set -e
 # throw-away cluster (tests/browser/run.sh installs Chromium and Node itself)
 PKGS="build-essential clang libclang-rt-dev pkg-config libvectorscan-dev libmicrohttpd-dev libcmocka-dev zlib1g-dev libjansson-dev libsqlite3-dev libpq-dev nettle-dev curl openssl postgresql"
 # benchmarks also need these
-[ -n "${BENCH:-}" ] && PKGS="$PKGS bc time wrk"
+[ -n "${BENCH:-}" ] && PKGS="$PKGS bc time wrk libsisimai-perl"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
