@@ -53,6 +53,7 @@ help:
 	@echo "make run        install missing packages, build, explain and decode bundled samples"
 	@echo "make check      install missing packages, build, run every test"
 	@echo "make conformance  score decode against the shared corpus gold file"
+	@echo "make verdict-report  the verdict on the labelled reply tables, per path and provider"
 	@echo "make sanitize   the whole test suite under ASan+UBSan (in $(BUILD)-san)"
 	@echo "make fuzz-replay  replay the fuzz seed corpora"
 	@echo "make fuzz-run   run every fuzz target FUZZ_SECONDS (default 60) from its seeds"
@@ -163,6 +164,10 @@ conformance: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh tests/conformance.sh $(BIN)
 
+verdict-report:
+	@$(MAKE) -s --no-print-directory $(BUILD)/tests/test_verdict_table
+	@BUILD=$(BUILD) sh tests/verdict-report.sh
+
 run: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh tools/run-samples.sh $(BIN)
@@ -199,6 +204,6 @@ clean:
 
 FORCE:
 
-.PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay fuzz-run conformance run bench fresh-check install uninstall clean
+.PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay fuzz-run conformance verdict-report run bench fresh-check install uninstall clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

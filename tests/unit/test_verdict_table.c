@@ -7,7 +7,8 @@
  * carries a reply code also goes through decode, in a DSN, and scan, in a
  * Postfix log line, both saying the reply answered RCPT TO. The agreement is
  * printed per field and path, with the rows that disagree; the test fails
- * when a field falls below its floor. */
+ * when a field falls below its floor. The labelled tables of the DEV and
+ * HELDOUT folds and the shared development set follow (see below). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -133,29 +134,47 @@ static void by_explain(const char *reply, got *g)
 	smtpdiag_explanation_free(e);
 }
 
-static void by_decode(smtpdiag_decoder *d, const char *reply, got *g)
+/* A DSN and a log line around a reply (verdict_paths.h), or around a text with
+ * no reply code as a local delivery agent reports it. */
+static void decode_msg(smtpdiag_decoder *d, const char *msg, got *g)
 {
-	char msg[T_MAX];
 	smtpdiag_error err = { 0, "" };
 	const smtpdiag_fact *f;
 
-	vp_dsn(reply, msg, sizeof(msg));
-	if (smtpdiag_decode(d, msg, strlen(msg), NULL, &err) != 1)
-		fail_msg("decode '%s': %s", reply, err.message);
+	if (smtpdiag_decode(d, msg, strlen(msg), NULL, &err) != 1) {
+		take(g, "(not decoded)", 0, 0, ""); /* a disagreement, counted */
+		return;
+	}
 	f = smtpdiag_decoder_fact(d, 0);
 	take(g, f->reason, f->hardbounce, f->retry, f->advice);
+}
+
+static void scan_line(smtpdiag_scanner *s, const char *line, got *g)
+{
+	const smtpdiag_logrec *r;
+
+	if (smtpdiag_scan_line(s, line, strlen(line)) != 1) {
+		take(g, "(not scanned)", 0, 0, ""); /* a disagreement, counted */
+		return;
+	}
+	r = smtpdiag_scanner_rec(s, 0);
+	take(g, r->reason, r->hardbounce, r->retry, r->advice);
+}
+
+static void by_decode(smtpdiag_decoder *d, const char *reply, got *g)
+{
+	char msg[T_MAX];
+
+	vp_dsn(reply, msg, sizeof(msg));
+	decode_msg(d, msg, g);
 }
 
 static void by_scan(smtpdiag_scanner *s, const char *reply, got *g)
 {
 	char line[T_MAX];
-	const smtpdiag_logrec *r;
 
 	vp_logline(reply, line, sizeof(line));
-	if (smtpdiag_scan_line(s, line, strlen(line)) != 1)
-		fail_msg("scan '%s': no record", reply);
-	r = smtpdiag_scanner_rec(s, 0);
-	take(g, r->reason, r->hardbounce, r->retry, r->advice);
+	scan_line(s, line, g);
 }
 
 /* Count what g gets right; print the row when anything is wrong. */
@@ -231,11 +250,467 @@ static void test_agreement(void **state)
 	assert_int_equal(low, 0);
 }
 
+/* ---- the labelled tables: DEV and HELDOUT folds, and the shared development set ----
+ *
+ * tests/fixtures/verdict/replies.tsv (DEV) and replies-heldout.tsv (HELDOUT) and
+ * ../shared/verdicts/verdicts-dev.tsv have a header line naming their columns
+ * (id, text, reason, retry, hardbounce, advice; provider where there is one); a
+ * cell may list acceptable answers split by '|'. Every row goes through explain,
+ * decode (a DSN) and scan (a log line); a text with no reply code is wrapped as a
+ * local delivery agent reports it. The folds only measure: their score never
+ * fails the test. verdicts-dev.tsv must not fall below the floors. Any row that
+ * is malformed or names an unknown reason, advice or boolean fails the test.
+ *
+ * SMTPDIAG_VERDICT_REPORT=1 adds the per-provider breakdown and, for HELDOUT,
+ * the misses counted by expected reason; SMTPDIAG_VERDICT_VERBOSE=1 lists each
+ * miss of the DEV fold and of verdicts-dev.tsv (id, path, expected, got), =all
+ * those of HELDOUT too (whoever writes rules does not use "all"). */
+
+#define REPLIES_DEV "tests/fixtures/verdict/replies.tsv"
+#define REPLIES_HELDOUT "tests/fixtures/verdict/replies-heldout.tsv"
+#define VERDICTS_DEV "../shared/verdicts/verdicts-dev.tsv"
+#define LROWS_MAX 1024
+#define CELL_MAX 160
+#define COLS_MAX 12
+#define PROV_MAX 128
+
+enum { P_EX, P_DE, P_SC, P_N };
+static const char *const path_name[P_N] = { "explain", "decode", "scan" };
+
+/* verdicts-dev.tsv: rows right on all four fields, per path, as measured when the
+ * floors were set (61 of 67 on each path). A lower count fails. */
+static const int dev_floor[P_N] = { 61, 61, 61 };
+
+static const char *const reason_names[] = {
+	"authfailure", "badreputation", "blocked", "contenterror", "delivered",
+	"emailtoolarge", "expired", "failedstarttls", "feedback", "filtered",
+	"hasmoved", "hostunknown", "mailboxfull", "mailererror", "networkerror",
+	"norelaying", "notaccept", "notcompliantrfc", "onhold", "policyviolation",
+	"ratelimited", "rejected", "requireptr", "securityerror", "spamdetected",
+	"suppressed", "suspend", "syntaxerror", "systemerror", "systemfull",
+	"undefined", "userunknown", "vacation", "virusdetected", NULL,
+};
+static const char *const advice_names[] = {
+	"retry", "suppress-recipient", "fix-sender-authentication", "fix-sender-reputation",
+	"fix-sender-config", "fix-message", "contact-recipient-admin", "none", NULL,
+};
+static const char *const bool_names[] = { "true", "false", NULL };
+
+typedef struct lrow {
+	char id[16], provider[32], text[LINE_MAX];
+	char want[F_N][CELL_MAX];
+	int line;
+} lrow;
+
+typedef struct prov {
+	char name[32];
+	int n, all[P_N];
+} prov;
+
+typedef struct fold {
+	const char *file, *label;
+	int verbose; /* list each miss */
+	int nrows, disagree;
+	tally t[P_N];
+	prov pv[PROV_MAX];
+	int npv;
+	int miss_by_reason[sizeof(reason_names) / sizeof(reason_names[0])];
+} fold;
+
+static lrow lrows[LROWS_MAX];
+
+/* s is one of names, or (with others beside it) empty. */
+static int known(const char *s, size_t n, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (strlen(names[i]) == n && !strncmp(names[i], s, n))
+			return 1;
+	return 0;
+}
+
+/* Every '|'-separated answer of cell is a known name; an empty one only beside others. */
+static int cell_valid(const char *cell, const char *const *names)
+{
+	const char *p = cell;
+	int alts = 0, empty = 0;
+
+	for (;;) {
+		size_t n = strcspn(p, "|");
+		alts++;
+		if (!n)
+			empty++;
+		else if (!known(p, n, names))
+			return 0;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	return empty < alts;
+}
+
+/* answer is one of the answers of cell. */
+static int cell_has(const char *cell, const char *answer)
+{
+	size_t g = strlen(answer);
+
+	for (const char *p = cell;;) {
+		size_t n = strcspn(p, "|");
+		if (n == g && !strncmp(p, answer, n))
+			return 1;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+static int split_tabs(char *s, char **f)
+{
+	int k = 0;
+
+	f[k++] = s;
+	for (char *p = s; *p; p++)
+		if (*p == '\t') {
+			*p = 0;
+			if (k == COLS_MAX)
+				return -1;
+			f[k++] = p + 1;
+		}
+	return k;
+}
+
+static int column(char **h, int nh, const char *name)
+{
+	for (int i = 0; i < nh; i++)
+		if (!strcmp(h[i], name))
+			return i;
+	return -1;
+}
+
+/* The columns a table must have, in want[] order after id and text. */
+static const char *const want_col[F_N] = { "reason", "hardbounce", "retry", "advice" };
+static const char *const *const want_names[F_N] = { reason_names, bool_names, bool_names, advice_names };
+
+static void copy_cell(char *dst, size_t n, const char *src, const char *file, int no)
+{
+	if (strlen(src) >= n)
+		fail_msg("%s:%d: a cell of %zu bytes is over the limit of %zu", file, no, strlen(src), n - 1);
+	snprintf(dst, n, "%s", src);
+}
+
+/* Parse one data row against the header's columns; fail on anything malformed. */
+static void lrow_parse(char *line, int no, const char *file, const int *col, int ncol, lrow *r)
+{
+	char *f[COLS_MAX];
+	int k = split_tabs(line, f);
+
+	if (k != ncol)
+		fail_msg("%s:%d: %d columns where the header has %d", file, no, k, ncol);
+	copy_cell(r->id, sizeof(r->id), f[col[0]], file, no);
+	copy_cell(r->text, sizeof(r->text), f[col[1]], file, no);
+	copy_cell(r->provider, sizeof(r->provider), col[2] < 0 ? "-" : f[col[2]], file, no);
+	if (!r->id[0] || !r->text[0] || !r->provider[0])
+		fail_msg("%s:%d: empty id, text or provider", file, no);
+	for (int i = 0; i < F_N; i++) {
+		copy_cell(r->want[i], CELL_MAX, f[col[3 + i]], file, no);
+		if (!cell_valid(r->want[i], want_names[i]))
+			fail_msg("%s:%d: %s '%s' is not a valid name", file, no, want_col[i], r->want[i]);
+	}
+	r->line = no;
+}
+
+static void chomp(char *line)
+{
+	size_t n = strlen(line);
+
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = 0;
+}
+
+/* Rows of a labelled table into lrows; -1 when the file is absent. */
+static int lrows_load(const char *file)
+{
+	FILE *fp = fopen(file, "r");
+	char line[LINE_MAX + 2 * CELL_MAX], *h[COLS_MAX];
+	int col[3 + F_N], ncol = 0, n = 0, no = 0;
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		no++;
+		if (!strchr(line, '\n') && !feof(fp))
+			fail_msg("%s:%d: line over %zu bytes", file, no, sizeof(line) - 2);
+		chomp(line);
+		if (!line[0] || line[0] == '#')
+			continue;
+		if (!ncol) {
+			static char hdr[sizeof(line)];
+			memcpy(hdr, line, sizeof(hdr));
+			ncol = split_tabs(hdr, h);
+			col[0] = column(h, ncol, "id");
+			col[1] = column(h, ncol, "text");
+			col[2] = column(h, ncol, "provider");
+			for (int i = 0; i < F_N; i++)
+				col[3 + i] = column(h, ncol, want_col[i]);
+			for (int i = 0; i < 3 + F_N; i++)
+				if (i != 2 && col[i] < 0)
+					fail_msg("%s:%d: the header lacks a column", file, no);
+			continue;
+		}
+		if (n == LROWS_MAX)
+			fail_msg("%s: more than %d rows", file, LROWS_MAX);
+		lrow_parse(line, no, file, col, ncol, &lrows[n]);
+		for (int i = 0; i < n; i++)
+			if (!strcmp(lrows[i].id, lrows[n].id))
+				fail_msg("%s:%d: id %s again", file, no, lrows[n].id);
+		n++;
+	}
+	fclose(fp);
+	return n;
+}
+
+/* The first RFC 3463 status a text with no reply code carries ("(#4.4.1)"),
+ * else 5.0.0: what its MTA writes in the DSN and the log line around it. */
+static void text_status(const char *t, char *st, size_t n)
+{
+	snprintf(st, n, "5.0.0");
+	for (const char *p = t; *p; p++) {
+		size_t a, b;
+		if ((*p != '4' && *p != '5') || p[1] != '.' || (p > t && p[-1] != ' ' && p[-1] != '#'))
+			continue;
+		a = strspn(p + 2, "0123456789");
+		if (!a || a > 3 || p[2 + a] != '.')
+			continue;
+		b = strspn(p + 3 + a, "0123456789");
+		if (b && b <= 3) {
+			snprintf(st, n, "%.*s", (int)(3 + a + b), p);
+			return;
+		}
+	}
+}
+
+static void local_dsn(const char *text, char *msg, size_t n)
+{
+	char st[16], diag[LINE_MAX + 16];
+
+	text_status(text, st, sizeof(st));
+	snprintf(diag, sizeof(diag), "X-Postfix; %s", text);
+	vp_dsn_with(st, diag, msg, n);
+}
+
+static void local_logline(const char *text, char *line, size_t n)
+{
+	char st[16];
+
+	text_status(text, st, sizeof(st));
+	vp_logline_with("local", "local", st, text, line, n);
+}
+
+static int right(const lrow *r, int f, const got *g)
+{
+	switch (f) {
+	case F_REASON: return cell_has(r->want[f], g->reason);
+	case F_HARD: return cell_has(r->want[f], g->hard ? "true" : "false");
+	case F_RETRY: return cell_has(r->want[f], g->retry ? "true" : "false");
+	default: return cell_has(r->want[f], g->advice);
+	}
+}
+
+static prov *fold_prov(fold *fo, const char *name)
+{
+	for (int i = 0; i < fo->npv; i++)
+		if (!strcmp(fo->pv[i].name, name))
+			return &fo->pv[i];
+	if (fo->npv == PROV_MAX)
+		fail_msg("%s: more than %d providers", fo->file, PROV_MAX);
+	snprintf(fo->pv[fo->npv].name, sizeof(fo->pv[0].name), "%s", name);
+	return &fo->pv[fo->npv++];
+}
+
+static int reason_index(const char *cell)
+{
+	size_t n = strcspn(cell, "|");
+
+	for (int i = 0; reason_names[i]; i++)
+		if (strlen(reason_names[i]) == n && !strncmp(reason_names[i], cell, n))
+			return i;
+	return -1;
+}
+
+/* Score one path's verdict for a row; 1 when all four fields are right. */
+static int fold_score(fold *fo, int path, const lrow *r, const got *g)
+{
+	tally *t = &fo->t[path];
+	int all = 1;
+
+	t->n++;
+	for (int i = 0; i < F_N; i++) {
+		int ok = right(r, i, g);
+		t->ok[i] += ok;
+		all &= ok;
+	}
+	t->all += all;
+	if (!all && fo->verbose)
+		print_message("  miss %s %-7s %-10s want %s retry=%s hard=%s %s, got %s retry=%s hard=%s %s\n",
+			      r->id, path_name[path], r->provider, r->want[F_REASON], r->want[F_RETRY],
+			      r->want[F_HARD], r->want[F_ADVICE], g->reason, g->retry ? "true" : "false",
+			      g->hard ? "true" : "false", g->advice);
+	return all;
+}
+
+static int same(const got *a, const got *b)
+{
+	return !strcmp(a->reason, b->reason) && a->hard == b->hard && a->retry == b->retry &&
+	       !strcmp(a->advice, b->advice);
+}
+
+static void fold_row(fold *fo, smtpdiag_decoder *d, smtpdiag_scanner *s, const lrow *r)
+{
+	char buf[T_MAX];
+	got g[P_N];
+	prov *pv = fold_prov(fo, r->provider);
+	int all = 1;
+
+	by_explain(r->text, &g[P_EX]);
+	if (coded(r->text)) {
+		by_decode(d, r->text, &g[P_DE]);
+		by_scan(s, r->text, &g[P_SC]);
+	} else {
+		local_dsn(r->text, buf, sizeof(buf));
+		decode_msg(d, buf, &g[P_DE]);
+		local_logline(r->text, buf, sizeof(buf));
+		scan_line(s, buf, &g[P_SC]);
+	}
+	pv->n++;
+	for (int p = 0; p < P_N; p++) {
+		int ok = fold_score(fo, p, r, &g[p]);
+		pv->all[p] += ok;
+		all &= ok;
+	}
+	if (!all && reason_index(r->want[F_REASON]) >= 0)
+		fo->miss_by_reason[reason_index(r->want[F_REASON])]++;
+	fo->disagree += !same(&g[P_EX], &g[P_DE]) || !same(&g[P_EX], &g[P_SC]);
+}
+
+static double pct(int k, int n)
+{
+	return n ? k * 100.0 / n : 100.0;
+}
+
+static void fold_report(const fold *fo, int detail)
+{
+	print_message("%s (%s): %d rows\n", fo->file, fo->label, fo->nrows);
+	for (int p = 0; p < P_N; p++) {
+		const tally *t = &fo->t[p];
+		print_message("  %-7s all four %5.1f%% (%d)", path_name[p], pct(t->all, t->n), t->all);
+		for (int i = 0; i < F_N; i++)
+			print_message("  %s %5.1f%%", field_name[i], pct(t->ok[i], t->n));
+		print_message("\n");
+	}
+	print_message("  explain/decode/scan disagree on %d rows\n", fo->disagree);
+	if (!detail || (fo->npv == 1 && !strcmp(fo->pv[0].name, "-")))
+		return;
+	print_message("  %-14s %4s %8s %8s %8s   (all four right)\n", "provider", "rows", path_name[P_EX],
+		      path_name[P_DE], path_name[P_SC]);
+	for (int i = 0; i < fo->npv; i++)
+		print_message("  %-14s %4d %7.1f%% %7.1f%% %7.1f%%\n", fo->pv[i].name, fo->pv[i].n,
+			      pct(fo->pv[i].all[P_EX], fo->pv[i].n), pct(fo->pv[i].all[P_DE], fo->pv[i].n),
+			      pct(fo->pv[i].all[P_SC], fo->pv[i].n));
+	print_message("  rows with a miss on some path, by expected reason:");
+	for (int i = 0; reason_names[i]; i++)
+		if (fo->miss_by_reason[i])
+			print_message(" %s %d", reason_names[i], fo->miss_by_reason[i]);
+	print_message("\n");
+}
+
+static const char *env_or(const char *name, const char *dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : dflt;
+}
+
+/* Load and run one table; returns 0 when the file is absent. */
+static int fold_run(fold *fo)
+{
+	smtpdiag_decoder *d = smtpdiag_decoder_new(0);
+	smtpdiag_scanner *s = smtpdiag_scanner_new(SMTPDIAG_SCAN_UTC);
+	int n = lrows_load(fo->file);
+
+	assert_non_null(d);
+	assert_non_null(s);
+	for (int p = 0; p < P_N; p++)
+		fo->t[p].path = path_name[p];
+	for (int i = 0; i < n; i++)
+		fold_row(fo, d, s, &lrows[i]);
+	fo->nrows = n;
+	smtpdiag_decoder_free(d);
+	smtpdiag_scanner_free(s);
+	if (n >= 0)
+		fold_report(fo, *env_or("SMTPDIAG_VERDICT_REPORT", "") != 0);
+	return n >= 0;
+}
+
+static int verbose(int heldout)
+{
+	const char *v = env_or("SMTPDIAG_VERDICT_VERBOSE", "");
+
+	return heldout ? !strcmp(v, "all") : *v != 0;
+}
+
+static void fold_test(const char *file, const char *label, int heldout, int min_rows)
+{
+	fold *fo = calloc(1, sizeof(*fo));
+
+	assert_non_null(fo);
+	fo->file = file;
+	fo->label = label;
+	fo->verbose = verbose(heldout);
+	assert_true(fold_run(fo));
+	assert_true(fo->nrows >= min_rows);
+	free(fo);
+}
+
+static void test_fold_dev(void **state)
+{
+	(void)state;
+	fold_test(REPLIES_DEV, "DEV fold", 0, 300);
+}
+
+static void test_fold_heldout(void **state)
+{
+	(void)state;
+	fold_test(REPLIES_HELDOUT, "HELDOUT fold: measure only, write no rule from it", 1, 100);
+}
+
+/* The shared development set is a regression test: no path below its floor. */
+static void test_verdicts_dev(void **state)
+{
+	fold *fo = calloc(1, sizeof(*fo));
+
+	(void)state;
+	assert_non_null(fo);
+	fo->file = env_or("SMTPDIAG_VERDICTS_DEV", VERDICTS_DEV);
+	fo->label = "shared development set, regression floors";
+	fo->verbose = verbose(0);
+	if (!fold_run(fo)) {
+		print_message("# SKIP %s is absent (SMTPDIAG_VERDICTS_DEV names another copy)\n", fo->file);
+		free(fo);
+		return;
+	}
+	for (int p = 0; p < P_N; p++)
+		if (fo->t[p].all < dev_floor[p])
+			fail_msg("%s: %s has %d rows right on all four fields, below its floor of %d",
+				 fo->file, path_name[p], fo->t[p].all, dev_floor[p]);
+	free(fo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_agreement),
+		cmocka_unit_test(test_fold_dev),
+		cmocka_unit_test(test_fold_heldout),
+		cmocka_unit_test(test_verdicts_dev),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
