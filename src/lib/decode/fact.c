@@ -192,9 +192,9 @@ static void pick_codes(fact_work *w)
 	status_valid(w->r->status, given);
 	w->replycode = reply_valid(w->r->replycode);
 	w->diag = clean_diag(w->c->a, w->r->diagnostic);
-	sd_vd_status_find(w->diag.p, w->diag.n, 0, found);
-	cr = sd_vd_reply_find(w->diag.p, w->diag.n, found[0]);
-	best = sd_vd_prefer(given, found, cr);
+	sd_text_status(w->diag.p, w->diag.n, 0, found);
+	cr = sd_text_reply(w->diag.p, w->diag.n, found[0]);
+	best = sd_status_prefer(given, found, cr);
 	memcpy(w->status, best, SD_STATUS_MAX);
 	w->status[SD_STATUS_MAX - 1] = 0;
 	if (!cr)
@@ -333,7 +333,7 @@ static int fix_reply(const fact_work *w, const char *status)
 		return rc;
 	if (!status[0])
 		return rc;
-	rc = sd_vd_reply_find(w->diag.p, w->diag.n, status[0]);
+	rc = sd_text_reply(w->diag.p, w->diag.n, status[0]);
 	return rc / 100 == status[0] - '0' ? rc : 0;
 }
 

@@ -504,7 +504,7 @@ static void decide(const query *q, sd_verdict *v)
 	ev.textn = q->engine_text.n;
 	ev.status = has_st ? q->st.text : found; /* else a status elsewhere in the text ("#5.1.1") */
 	if (!has_st)
-		sd_vd_status_find(ev.text, ev.textn, 0, found);
+		sd_text_status(ev.text, ev.textn, 0, found);
 	ev.diagtype = ev.textn ? "SMTP" : "";
 	ev.command = sd_vd_command_find(ev.text, ev.textn);
 	if (!ev.command[0] && (q->replycode / 100 == 4 || q->replycode / 100 == 5 ||

@@ -202,7 +202,7 @@ static void remote_status(sd_str reply, int rc, int fail, char out[SD_STATUS_MAX
 		return;
 	}
 	if (fail && reply.n)
-		sd_vd_status_find(reply.p, reply.n, 0, out);
+		sd_text_status(reply.p, reply.n, 0, out);
 }
 
 static int dsn_ok(sd_str d)
