@@ -585,13 +585,7 @@ void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *ori
 	decide(&w, f, &v);
 	reason = v.reason;
 	finish(&w, f, reason);
-	f->hardbounce = v.hard;
-	f->retry = v.retry;
-	f->advice = v.advice;
-	f->fixer = sd_fixer_list(v.fixer);
-	f->evidence = sd_verdict_trail(c->a, &v);
-	f->label = v.label;
-	f->reason = sd_reason_name(reason);
+	sd_verdict_to_fact(c->a, &v, f);
 	f->decodedby = r->decodedby ? r->decodedby : "";
 	f->diagnosticcode = cstr(c->a, w.diag);
 	f->diagnostictype = w.diagtype;

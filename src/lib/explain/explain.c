@@ -584,18 +584,10 @@ static void vendor_uses(explain_obj *o, const query *q, int has_entry)
 static void set_verdict(explain_obj *o, const sd_verdict *v)
 {
 	smtpdiag_explanation *e = &o->pub;
-	int r = v->reason;
 
 	e->bounce = e->klass == SMTPDIAG_CLASS_TRANSIENT || e->klass == SMTPDIAG_CLASS_PERMANENT ||
 		    (e->klass == SMTPDIAG_CLASS_NONE && (v->cls == 4 || v->cls == 5));
-	e->reason = r != SD_R_undefined && (e->bounce || r == SD_R_delivered) ? sd_reason_name(r) : "";
-	e->hardbounce = e->bounce && v->hard;
-	e->retry = e->bounce && v->retry;
-	e->advice = e->bounce ? v->advice : "none";
-	e->fixers = sd_fixer_list(e->bounce ? v->fixer : 0);
-	e->fixer = sd_fixer_text(e->bounce ? v->fixer : 0);
-	e->evidence = sd_verdict_trail(&o->arena, v);
-	e->label = dup(o, v->label);
+	sd_verdict_to_explanation(&o->arena, v, e->bounce, e);
 }
 
 static void set_entry(explain_obj *o, const query *q, const sd_kb_entry *en, const sd_verdict *v, slist *l)
