@@ -192,8 +192,7 @@ static void pick_codes(fact_work *w)
 	status_valid(w->r->status, given);
 	w->replycode = reply_valid(w->r->replycode);
 	w->diag = clean_diag(w->c->a, w->r->diagnostic);
-	sd_text_status(w->diag.p, w->diag.n, 0, found);
-	cr = sd_text_reply(w->diag.p, w->diag.n, found[0]);
+	cr = sd_text_codes(w->diag.p, w->diag.n, found);
 	best = sd_status_prefer(given, found, cr);
 	memcpy(w->status, best, SD_STATUS_MAX);
 	w->status[SD_STATUS_MAX - 1] = 0;

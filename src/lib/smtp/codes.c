@@ -78,16 +78,10 @@ static int mentions_xunix(const char *p, size_t n)
 	return 0;
 }
 
-void sd_text_status(const char *p, size_t n, int cls, char out[SD_STATUS_MAX])
+static void status_of(const sd_found *f, size_t cnt, int cls, char out[SD_STATUS_MAX])
 {
-	sd_found f[SD_TEXT_CODES];
 	const char *best = "", *weak = "";
-	size_t cnt;
 
-	out[0] = 0;
-	if (!p || n < 5)
-		return;
-	cnt = sd_find_codes(p, n, f, SD_TEXT_CODES);
 	for (size_t i = 0; i < cnt; i++) {
 		const sd_status *st = &f[i].status;
 		if (!st->text[0] || (st->cls != 2 && st->cls != 4 && st->cls != 5) || (cls && st->text[0] != cls))
@@ -99,6 +93,15 @@ void sd_text_status(const char *p, size_t n, int cls, char out[SD_STATUS_MAX])
 	}
 	best = sd_status_prefer(best, weak, 0);
 	sd_strlcpy(out, best, strlen(best), SD_STATUS_MAX);
+}
+
+void sd_text_status(const char *p, size_t n, int cls, char out[SD_STATUS_MAX])
+{
+	sd_found f[SD_TEXT_CODES];
+
+	out[0] = 0;
+	if (p && n >= 5)
+		status_of(f, sd_find_codes(p, n, f, SD_TEXT_CODES), cls, out);
 }
 
 /* The reply codes that mean what they say wherever they stand, most telling first. */
@@ -128,15 +131,10 @@ static int paired(const sd_found *f, size_t cnt, int cls)
 	return 0;
 }
 
-int sd_text_reply(const char *p, size_t n, int cls)
+static int reply_of(const sd_found *f, size_t cnt, int cls)
 {
-	sd_found f[SD_TEXT_CODES];
-	size_t cnt;
 	int r;
 
-	if (!p || n < 3 || mentions_xunix(p, n))
-		return 0;
-	cnt = sd_find_codes(p, n, f, SD_TEXT_CODES);
 	if (cls == '2' || cls == '4' || cls == '5')
 		r = listed(f, cnt, cls == '2' ? reply2 : cls == '4' ? reply4 : reply5);
 	else if (!(r = listed(f, cnt, reply5)) && !(r = listed(f, cnt, reply4)))
@@ -144,4 +142,27 @@ int sd_text_reply(const char *p, size_t n, int cls)
 	if (r)
 		return r;
 	return cls == '2' ? 0 : paired(f, cnt, cls);
+}
+
+int sd_text_reply(const char *p, size_t n, int cls)
+{
+	sd_found f[SD_TEXT_CODES];
+
+	if (!p || n < 3 || mentions_xunix(p, n))
+		return 0;
+	return reply_of(f, sd_find_codes(p, n, f, SD_TEXT_CODES), cls);
+}
+
+int sd_text_codes(const char *p, size_t n, char status[SD_STATUS_MAX])
+{
+	sd_found f[SD_TEXT_CODES];
+	size_t cnt;
+
+	status[0] = 0;
+	if (!p || n < 3)
+		return 0;
+	cnt = sd_find_codes(p, n, f, SD_TEXT_CODES);
+	if (n >= 5)
+		status_of(f, cnt, 0, status);
+	return mentions_xunix(p, n) ? 0 : reply_of(f, cnt, status[0]);
 }

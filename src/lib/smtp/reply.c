@@ -269,7 +269,11 @@ size_t sd_find_codes(const char *p, size_t n, sd_found *out, size_t max)
 	int c;
 
 	while (i + 3 <= n && cnt < max) {
-		if (!sd_isdigit((unsigned char)p[i]) || (i && sd_isdigit((unsigned char)p[i - 1]))) {
+		while (i < n && (unsigned)(p[i] - '0') > 9) /* to the next digit: most bytes are none */
+			i++;
+		if (i + 3 > n)
+			break;
+		if (i && sd_isdigit((unsigned char)p[i - 1])) {
 			i++;
 			continue;
 		}

@@ -65,6 +65,9 @@ void sd_text_status(const char *p, size_t n, int cls, char out[SD_STATUS_MAX]);
 /* The reply code in text, preferring class cls ('2','4','5' or 0); 0 if none
  * (and in a local mailer's "X-Unix" text). */
 int sd_text_reply(const char *p, size_t n, int cls);
+/* Both in one reading: the status (any class) into status, and the reply code
+ * of its class (of any, without one) returned, as the two calls above give. */
+int sd_text_codes(const char *p, size_t n, char status[SD_STATUS_MAX]);
 /* Of two statuses (a: the Status: field, b: found in the text), the one to keep,
  * given the reply code (0 when none). Returns a or b (may be ""). */
 const char *sd_status_prefer(const char *a, const char *b, int reply);
