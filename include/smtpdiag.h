@@ -366,6 +366,12 @@ const char *smtpdiag_taxonomy(const char *name, const smtpdiag_fact *f);
 size_t smtpdiag_reason_count(void);
 const char *smtpdiag_reason_name(size_t i);
 const char *smtpdiag_reason_meaning(const char *reason); /* NULL if unknown */
+/* The advice vocabulary (docs/reasons.md), read from the same table as the
+ * reasons: smtpdiag_advice_name(i) for i from 0 until NULL; and what to do, in
+ * one sentence for a person ("Remove the address from your lists: ..."), for
+ * an advice word, NULL when it is none. Static strings. */
+const char *smtpdiag_advice_name(size_t i);
+const char *smtpdiag_advice_words(const char *advice);
 
 /* ---- serve helpers ---- */
 

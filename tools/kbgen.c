@@ -478,10 +478,24 @@ static const char *const reason_names[] = {
 };
 #undef SD_REASON
 
-static const char *const advice_words[] = {
-	"retry", "suppress-recipient", "fix-sender-authentication", "fix-sender-reputation",
-	"fix-sender-config", "fix-message", "contact-recipient-admin", "none",
+/* The advice words and the action word each one's vendor rows write. */
+#define SD_ADVICE(id, name, fix, fixer, words) { name, fix },
+static const struct {
+	const char *name, *fix;
+} advices[] = {
+#include "../src/lib/verdict/reasons.def"
 };
+#undef SD_ADVICE
+#define NADVICES (sizeof(advices) / sizeof(advices[0]))
+
+/* The index of an advice word in advices[], or -1. */
+static int advice_at(const char *w)
+{
+	for (size_t i = 0; i < NADVICES; i++)
+		if (!strcmp(w, advices[i].name))
+			return (int)i;
+	return -1;
+}
 
 static int in_list(const char *v, const char *const *l, size_t n)
 {
@@ -601,6 +615,7 @@ static void vendor_title(const char *meaning, char *out, size_t cap)
 static void check_vendor_row(row *r, int ln, row *all, int idx)
 {
 	const char *file = "vendor-enhanced-codes.tsv";
+	int a;
 
 	if (r->n < V_NCOLS) {
 		fail(file, ln, "%d columns, want %d (reason, advice, quickfix at the end)", r->n, V_NCOLS);
@@ -608,8 +623,11 @@ static void check_vendor_row(row *r, int ln, row *all, int idx)
 	}
 	if (!in_list(r->c[V_REASON], reason_names, sizeof(reason_names) / sizeof(reason_names[0])))
 		fail(file, ln, "reason '%s' is not a name of reasons.def", r->c[V_REASON]);
-	if (!in_list(r->c[V_ADVICE], advice_words, sizeof(advice_words) / sizeof(advice_words[0])))
+	if ((a = advice_at(r->c[V_ADVICE])) < 0)
 		fail(file, ln, "advice '%s' is not one of the advice words (docs/reasons.md)", r->c[V_ADVICE]);
+	else if (strcmp(r->c[V_ACTION], "other") && strcmp(r->c[V_ACTION], advices[a].fix))
+		fail(file, ln, "action '%s' disagrees with advice '%s' (its action is '%s'; or write 'other')",
+		     r->c[V_ACTION], r->c[V_ADVICE], advices[a].fix);
 	if (!*r->c[V_QUICKFIX])
 		fail(file, ln, "empty quickfix");
 	for (int k = 0; k < idx; k++)

@@ -9,7 +9,7 @@
 
 #define M_ROUTES (HTTPD_ROUTES_MAX + 1) /* the last one: no route */
 #define M_REASONS 64                    /* reason vocabulary, with room */
-#define M_ADVICE 12
+#define M_ADVICE 16                     /* advice vocabulary with room, + "" + other */
 
 static const int statuses[] = { 200, 204, 304, 400, 404, 405, 408, 413, 415, 431, 500, 503 };
 #define M_STATUS (sizeof(statuses) / sizeof(statuses[0]) + 2) /* + other, + none */
@@ -17,10 +17,14 @@ static const int statuses[] = { 200, 204, 304, 400, 404, 405, 408, 413, 415, 431
 static const double bounds[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 };
 #define M_BUCKETS (sizeof(bounds) / sizeof(bounds[0]) + 1)
 
-static const char *const advice_words[M_ADVICE] = {
-	"retry", "suppress-recipient", "fix-sender-config", "fix-sender-authentication", "fix-authentication",
-	"fix-sender-reputation", "fix-message", "contact-recipient-admin", "remove-recipient", "none", "", "other",
-};
+/* The label of advice slot a: the words of smtpdiag_advice_name(), then ""
+ * (no advice) and "other" (a word outside the vocabulary) in the last two. */
+static const char *advice_slot_name(size_t a)
+{
+	const char *w = a < M_ADVICE - 2 ? smtpdiag_advice_name(a) : NULL;
+
+	return w ? w : a == M_ADVICE - 1 ? "other" : a == M_ADVICE - 2 ? "" : NULL;
+}
 
 static const char *const refusals[M_REFUSED] = { "too_large", "wrong_type", "busy", "bad_framing" };
 
@@ -59,8 +63,10 @@ void metrics_verdict(const char *reason, const char *advice)
 	for (size_t i = 0; reason && i < n && i < M_REASONS; i++)
 		if (!strcmp(reason, smtpdiag_reason_name(i)))
 			r = i;
-	for (size_t i = 0; advice && i < M_ADVICE - 1; i++)
-		if (!strcmp(advice, advice_words[i]))
+	if (advice && !*advice)
+		a = M_ADVICE - 2;
+	for (size_t i = 0; advice && *advice && i < M_ADVICE - 2 && smtpdiag_advice_name(i); i++)
+		if (!strcmp(advice, smtpdiag_advice_name(i)))
 			a = i;
 	atomic_fetch_add_explicit(&verdicts[r][a], 1, memory_order_relaxed);
 }
@@ -129,10 +135,10 @@ static void verdicts_text(smtpdiag_buf *b)
 	for (size_t r = 0; r <= M_REASONS; r++)
 		for (size_t a = 0; a < M_ADVICE; a++) {
 			unsigned long v = get(&verdicts[r][a]);
-			if (!v)
+			if (!v || !advice_slot_name(a))
 				continue;
 			smtpdiag_buf_printf(b, "smtpdiag_verdicts_total{reason=\"%s\",advice=\"%s\"} %lu\n",
-				     r < n && r < M_REASONS ? smtpdiag_reason_name(r) : "other", advice_words[a], v);
+				     r < n && r < M_REASONS ? smtpdiag_reason_name(r) : "other", advice_slot_name(a), v);
 		}
 }
 

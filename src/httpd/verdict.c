@@ -9,29 +9,17 @@
 
 #define FIXER_SIDES 2 /* the sender's side and the recipient's side */
 
+/* The words of an advice come from the one table (smtpdiag_advice_words()). */
 const char *advice_text(const char *a)
 {
-	static const struct { const char *k, *v; } m[] = {
-		{ "retry", "Retry later: keep the message queued and retry with backoff." },
-		{ "suppress-recipient", "Remove the address from your lists." },
-		{ "fix-sender-config", "Fix your sending set-up (DNS, TLS, sender address, relay), then resend." },
-		{ "fix-sender-authentication", "Fix SPF, DKIM, DMARC or your SMTP credentials, then resend." },
-		{ "fix-authentication", "Fix SPF, DKIM, DMARC or your SMTP credentials, then resend." },
-		{ "fix-sender-reputation", "Work on your sending reputation (block lists, reverse DNS, volume), then resend." },
-		{ "fix-message", "Change the message (size, content or format), then resend." },
-		{ "contact-recipient-admin", "Contact the recipient's mail admin: only they can fix this." },
-		{ "remove-recipient", "Remove the address from your lists." },
-		{ "none", "Nothing to do." },
-	};
-	for (size_t i = 0; a && i < sizeof(m) / sizeof(m[0]); i++)
-		if (!strcmp(a, m[i].k))
-			return m[i].v;
-	return "Read the explanation before sending again.";
+	const char *w = a ? smtpdiag_advice_words(a) : NULL;
+
+	return w ? w : "Read the explanation before sending again.";
 }
 
 int advice_suppresses(const char *a)
 {
-	return a && (!strcmp(a, "suppress-recipient") || !strcmp(a, "remove-recipient"));
+	return a && !strcmp(a, "suppress-recipient");
 }
 
 /* The banner's colour: what to do, never the reply class. */

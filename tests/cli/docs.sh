@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # every reason of the code is documented with its advice
-sed -n 's/^SD_REASON(\([a-z]*\), [01], "\([^"]*\)".*/\1 \2/p' src/lib/verdict/reasons.def >"$TMP/reasons"
+sed -n 's/^SD_REASON(\([a-z]*\), [01], \([a-z_]*\),.*/\1 \2/p' src/lib/verdict/reasons.def | tr _ - >"$TMP/reasons"
 n=$((n + 1))
 cnt=$(wc -l <"$TMP/reasons")
 if [ "$cnt" -eq 34 ]; then echo "ok $n - 34 reasons in the code"; else echo "not ok $n - $cnt reasons in the code, want 34"; fi
@@ -12,6 +12,12 @@ while read -r r a; do
 	if grep -q "^| \`$r\` | [a-z]* | \`$a\` |" docs/reasons.md; then echo "ok $n - docs/reasons.md: $r"; else
 		echo "not ok $n - docs/reasons.md lacks '$r' with advice '$a'"; fi
 done <"$TMP/reasons"
+# every advice word of the table is documented, and no other
+sed -n 's/^SD_ADVICE([a-z_]*, "\([a-z-]*\)".*/\1/p' src/lib/verdict/reasons.def | sort >"$TMP/advice"
+sed -n '/^## Advice/,$s/^| `\([a-z-]*\)` |.*/\1/p' docs/reasons.md | sort >"$TMP/advice.md"
+n=$((n + 1))
+if [ -s "$TMP/advice" ] && cmp -s "$TMP/advice" "$TMP/advice.md"; then echo "ok $n - docs/reasons.md lists the advice words of reasons.def"; else
+	echo "not ok $n - the advice words differ: code $(tr '\n' ' ' <"$TMP/advice"), docs $(tr '\n' ' ' <"$TMP/advice.md")"; fi
 
 # The options of each command are those its section of the man page documents.
 # --help lists them from the table that parses them (src/cli/opts.c).

@@ -128,6 +128,61 @@ static void test_find_codes(void **state)
 	}
 }
 
+/* The code finder every caller asks (sd_text_status(), sd_text_reply()): what
+ * is a status or a reply code in free text, and what only looks like one. */
+static void test_text_codes(void **state)
+{
+	static const struct {
+		const char *in;
+		const char *status; /* sd_text_status(in, 0) */
+		int reply;          /* sd_text_reply(in, 0) */
+	} t[] = {
+		/* a reply and its status, as MTAs write and fold them */
+		{ "550 5.1.1 <a@b.example>: Recipient address rejected", "5.1.1", 550 },
+		{ "550-5.1.1 The email account\n550 5.1.1 does not exist", "5.1.1", 550 },
+		{ "host mx.b.example[192.0.2.1] said: 550\n    5.1.1 <a@b.example>: Recipient address rejected", "5.1.1", 550 },
+		{ "host mx.b.example[192.0.2.1] said: 550\r\n\t5.1.1 no such user", "5.1.1", 550 },
+		{ "SMTP error from remote mail server after RCPT TO:<a@b.example>: 550 5.1.1 No such user", "5.1.1", 550 },
+		{ "mail server 452 4.2.2 over quota", "4.2.2", 452 },
+		{ "431 4.3.1 STOREDRV; mailbox disk is full", "4.3.1", 431 },
+		{ "550 5.1.10 RESOLVER.ADR.RecipientNotFound", "5.1.10", 550 },
+		{ "421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred", "4.7.0", 421 },
+		{ "Sorry, no mailbox here by that name. (#5.1.1)", "5.1.1", 0 },
+		{ "dsn=4.2.2, status=deferred", "4.2.2", 0 },
+		{ "status:5.1.1 unknown", "5.1.1", 0 },
+		{ "at 12:30:45 5.7.1 denied", "5.7.1", 0 },
+		{ "554 5.0.0 then 550 5.7.1 policy", "5.7.1", 550 },     /* X.0.0 says least */
+		{ "4.4.7 expired after 4.4.1 timeouts", "4.4.1", 0 },    /* 4.4.7 only that it gave up */
+		/* not a status, not a reply code */
+		{ "550 upgrade your client to version 5.1.1 first", "", 550 },
+		{ "Postfix version 4.2.1 here", "", 0 },
+		{ "running ver 5.1.1 now", "", 0 },
+		{ "v5.1.1 released", "", 0 },
+		{ "release 4.2.2 of foo", "", 0 },
+		{ "relay 10.4.4.1 answered", "", 0 },
+		{ "from 192.0.2.1 port 465", "", 0 },
+		{ "on 4.5.23 10:30 the host", "", 0 },
+		{ "2025-05-12 12:30:45 connection lost", "", 0 },
+		{ "disk 95.1.1% used", "", 0 },
+		{ "quota 2.5.1 MB", "", 0 },
+		{ "size 5.2.100 bytes", "", 0 },
+		{ "Message-ID: <5.1.1@host.example>", "", 0 },
+		{ "queue id 550AB12 deferred", "", 0 },
+		{ "5.01.1 and 5.1.01", "", 0 },                          /* no leading zeros */
+		{ "6.1.1 and 3.1.1", "", 0 },                            /* class 2, 4 or 5 only */
+		{ "X-Unix; 550 local mailer exit", "", 0 },              /* a mailer's exit code */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char st[SD_STATUS_MAX];
+		sd_text_status(t[i].in, strlen(t[i].in), 0, st);
+		if (strcmp(st, t[i].status) || sd_text_reply(t[i].in, strlen(t[i].in), 0) != t[i].reply)
+			fail_msg("row %zu \"%s\": status \"%s\" reply %d, want \"%s\" %d", i, t[i].in, st,
+				 sd_text_reply(t[i].in, strlen(t[i].in), 0), t[i].status, t[i].reply);
+	}
+}
+
 static void test_replycode_valid(void **state)
 {
 	(void)state;
@@ -145,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_status_parse),
 		cmocka_unit_test(test_reply_parse),
 		cmocka_unit_test(test_find_codes),
+		cmocka_unit_test(test_text_codes),
 		cmocka_unit_test(test_replycode_valid),
 	};
 	return cmocka_run_group_tests_name("reply", tests, NULL, NULL);

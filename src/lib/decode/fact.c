@@ -192,9 +192,8 @@ static void pick_codes(fact_work *w)
 	status_valid(w->r->status, given);
 	w->replycode = reply_valid(w->r->replycode);
 	w->diag = clean_diag(w->c->a, w->r->diagnostic);
-	sd_vd_status_find(w->diag.p, w->diag.n, 0, found);
-	cr = sd_vd_reply_find(w->diag.p, w->diag.n, found[0]);
-	best = sd_vd_prefer(given, found, cr);
+	cr = sd_text_codes(w->diag.p, w->diag.n, found);
+	best = sd_status_prefer(given, found, cr);
 	memcpy(w->status, best, SD_STATUS_MAX);
 	w->status[SD_STATUS_MAX - 1] = 0;
 	if (!cr)
@@ -333,7 +332,7 @@ static int fix_reply(const fact_work *w, const char *status)
 		return rc;
 	if (!status[0])
 		return rc;
-	rc = sd_vd_reply_find(w->diag.p, w->diag.n, status[0]);
+	rc = sd_text_reply(w->diag.p, w->diag.n, status[0]);
 	return rc / 100 == status[0] - '0' ? rc : 0;
 }
 
@@ -585,13 +584,7 @@ void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *ori
 	decide(&w, f, &v);
 	reason = v.reason;
 	finish(&w, f, reason);
-	f->hardbounce = v.hard;
-	f->retry = v.retry;
-	f->advice = v.advice;
-	f->fixer = sd_fixer_list(v.fixer);
-	f->evidence = sd_verdict_trail(c->a, &v);
-	f->label = v.label;
-	f->reason = sd_reason_name(reason);
+	sd_verdict_to_fact(c->a, &v, f);
 	f->decodedby = r->decodedby ? r->decodedby : "";
 	f->diagnosticcode = cstr(c->a, w.diag);
 	f->diagnostictype = w.diagtype;

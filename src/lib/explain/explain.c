@@ -504,7 +504,7 @@ static void decide(const query *q, sd_verdict *v)
 	ev.textn = q->engine_text.n;
 	ev.status = has_st ? q->st.text : found; /* else a status elsewhere in the text ("#5.1.1") */
 	if (!has_st)
-		sd_vd_status_find(ev.text, ev.textn, 0, found);
+		sd_text_status(ev.text, ev.textn, 0, found);
 	ev.diagtype = ev.textn ? "SMTP" : "";
 	ev.command = sd_vd_command_find(ev.text, ev.textn);
 	if (!ev.command[0] && (q->replycode / 100 == 4 || q->replycode / 100 == 5 ||
@@ -526,26 +526,18 @@ static void decide(const query *q, sd_verdict *v)
  * who acts: its title, short answer and quick fix replace the entry's. */
 static void vendor_advice(explain_obj *o, const sd_kb_vendor *v, slist *fixes, slist *causes)
 {
-	static const struct {
-		const char *action, *fix;
-	} acts[] = {
-		{ "retry", "Let it retry: keep the message queued and retry later with backoff; slow down if the text speaks of rates." },
-		{ "fix-sender-config", "Fix the sending set-up the provider names (DNS, TLS, sender address, volume or format), then resend." },
-		{ "fix-authentication", "Fix authentication: publish or repair SPF, DKIM and DMARC for the sending domain, or the SMTP AUTH credentials, as the text says." },
-		{ "contact-recipient-admin", "Contact the recipient's administrator: only the receiving organisation can change this." },
-		{ "remove-recipient", "Remove the address from your lists: the provider says it cannot receive mail." },
-	};
 	smtpdiag_explanation *e = &o->pub;
 	slist tmp = { { 0 }, 0 };
+	int adv;
 
 	if (!v)
 		return;
 	e->title = v->title;
 	e->short_answer = fmt(o, "%s: %s", v->vendor, v->meaning);
 	e->quick_fix = v->quick_fix;
-	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
-		if (!strcmp(v->action, acts[i].action))
-			sl_add(&tmp, fmt(o, "%s (%s)", acts[i].fix, v->vendor));
+	adv = sd_advice_index(v->advice, strlen(v->advice));
+	if (adv >= 0 && adv != SD_A_none) /* the row's advice in the words of reasons.def */
+		sl_add(&tmp, fmt(o, "%s (%s)", sd_advice_words(adv), v->vendor));
 	sl_add(&tmp, fmt(o, "Read the provider's page on this code: %s", v->source));
 	for (int i = 0; i < fixes->n; i++)
 		sl_add(&tmp, fixes->v[i]);
@@ -592,18 +584,10 @@ static void vendor_uses(explain_obj *o, const query *q, int has_entry)
 static void set_verdict(explain_obj *o, const sd_verdict *v)
 {
 	smtpdiag_explanation *e = &o->pub;
-	int r = v->reason;
 
 	e->bounce = e->klass == SMTPDIAG_CLASS_TRANSIENT || e->klass == SMTPDIAG_CLASS_PERMANENT ||
 		    (e->klass == SMTPDIAG_CLASS_NONE && (v->cls == 4 || v->cls == 5));
-	e->reason = r != SD_R_undefined && (e->bounce || r == SD_R_delivered) ? sd_reason_name(r) : "";
-	e->hardbounce = e->bounce && v->hard;
-	e->retry = e->bounce && v->retry;
-	e->advice = e->bounce ? v->advice : "none";
-	e->fixers = sd_fixer_list(e->bounce ? v->fixer : 0);
-	e->fixer = sd_fixer_text(e->bounce ? v->fixer : 0);
-	e->evidence = sd_verdict_trail(&o->arena, v);
-	e->label = dup(o, v->label);
+	sd_verdict_to_explanation(&o->arena, v, e->bounce, e);
 }
 
 static void set_entry(explain_obj *o, const query *q, const sd_kb_entry *en, const sd_verdict *v, slist *l)

@@ -202,7 +202,7 @@ static void remote_status(sd_str reply, int rc, int fail, char out[SD_STATUS_MAX
 		return;
 	}
 	if (fail && reply.n)
-		sd_vd_status_find(reply.p, reply.n, 0, out);
+		sd_text_status(reply.p, reply.n, 0, out);
 }
 
 static int dsn_ok(sd_str d)
@@ -289,13 +289,7 @@ static void verdict(smtpdiag_scanner *s, const sd_lograw *r, rec_work *w, smtpdi
 	sd_status ps;
 
 	decide(s, r, w, o, &v);
-	o->reason = sd_reason_name(v.reason);
-	o->hardbounce = v.hard;
-	o->retry = v.retry;
-	o->advice = v.advice;
-	o->fixer = sd_fixer_list(v.fixer);
-	o->evidence = sd_verdict_trail(&s->arena, &v);
-	o->label = v.label;
+	sd_verdict_to_logrec(&s->arena, &v, o);
 	o->issues = 0;
 	if (!w->rc && !o->status[0])
 		return;

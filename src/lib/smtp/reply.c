@@ -167,36 +167,96 @@ static int boundary_before(const char *p, size_t i)
 
 static int after_version_word(const char *p, size_t i)
 {
-	static const char *const words[] = { "version ", "release ", "ver ", "v. ", "rev " };
+	static const char *const words[] = { "version ", "version: ", "release ", "ver ", "ver. ", "v. ", "rev ",
+					     "build ", "firmware " };
 
 	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
 		size_t wl = strlen(words[k]);
-		if (i >= wl && sd_memcaseeq(p + i - wl, words[k], wl))
+		/* a word of its own: "server 550" is no "ver 550" */
+		if (i >= wl && sd_memcaseeq(p + i - wl, words[k], wl) && (i == wl || !sd_isalnum((unsigned char)p[i - wl - 1])))
 			return 1;
 	}
 	return 0;
 }
 
-/* After a reply code: optional spaces/'-'/'#' then a status? */
+/* May a status start at i? Not inside a word, a number, an IP or a version
+ * ("v5.1.1"); after ':' '-' ',' or a non-ASCII letter it may ("#5.1.1",
+ * "status:5.1.1"): a reply code before it is read as a pair. */
+static int status_boundary(const char *p, size_t i)
+{
+	int c = i ? (unsigned char)p[i - 1] : ' ';
+
+	return !(c < 0x80 && (is_word(c) || c == '.' || c == '/' || c == '@' || c == '$' || c == '+'));
+}
+
+/* Digits with a leading zero ("01"): no subject or detail of RFC 3463 is written so. */
+static int leading_zero(const char *p, size_t n)
+{
+	return n > 1 && p[0] == '0' && sd_isdigit((unsigned char)p[1]);
+}
+
+/* What follows a status-shaped token that makes it something else: a time
+ * ("4.5.23 10:30", a date), a percentage, a size, a message id. */
+static int not_a_status_after(const char *p, size_t n, size_t j)
+{
+	static const char *const units[] = { "kb", "mb", "gb", "kib", "mib", "gib", "bytes", "%" };
+	size_t k = j;
+
+	if (j < n && (p[j] == '%' || p[j] == '@'))
+		return 1;
+	if (k < n && p[k] == ' ')
+		k++;
+	if (k + 2 < n && sd_isdigit((unsigned char)p[k]) &&
+	    (p[k + 1] == ':' || (sd_isdigit((unsigned char)p[k + 1]) && p[k + 2] == ':')))
+		return 1;
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		size_t ul = strlen(units[u]);
+		if (k + ul <= n && sd_memcaseeq(p + k, units[u], ul) && (k + ul == n || !sd_isalnum((unsigned char)p[k + ul])))
+			return 1;
+	}
+	return 0;
+}
+
+/* A status as it stands in free text at i (RFC 3463: class 2, 4 or 5, subject
+ * and detail of 1-3 digits without a leading zero), and not one of the things
+ * not_a_status_after() names. Returns its length or 0. */
+static size_t status_token(const char *p, size_t n, size_t i, sd_status *st)
+{
+	size_t k = sd_status_parse(p + i, n - i, st), dot;
+
+	if (!k || (st->cls != 2 && st->cls != 4 && st->cls != 5))
+		return 0;
+	dot = (size_t)((const char *)memchr(p + i + 2, '.', k - 2) - (p + i));
+	if (leading_zero(p + i + 2, dot - 2) || leading_zero(p + i + dot + 1, k - dot - 1))
+		return 0;
+	if (after_version_word(p, i) || not_a_status_after(p, n, i + k))
+		return 0;
+	return k;
+}
+
+/* After a reply code: optional spaces/'-'/'#' then a status? An MTA that folds
+ * the reply ("said: 550\n    5.1.1 ...") puts a line end and indentation there. */
 static size_t status_after(const char *p, size_t n, size_t i, sd_status *st)
 {
 	size_t j = i, k;
 
 	if (j < n && (p[j] == '-' || p[j] == ' '))
 		j++;
+	if (j < n && (p[j] == '\r' || p[j] == '\n')) {
+		while (j < n && (p[j] == '\r' || p[j] == '\n'))
+			j++;
+		while (j < n && j < i + 16 && (p[j] == ' ' || p[j] == '\t'))
+			j++;
+	}
 	while (j < n && j < i + 3 && (p[j] == ' ' || p[j] == '#' || p[j] == '('))
 		j++;
-	k = sd_status_parse(p + j, n - j, st);
-	if (!k || (st->cls != 2 && st->cls != 4 && st->cls != 5))
-		return 0;
-	return j + k;
+	k = status_token(p, n, j, st);
+	return k ? j + k : 0;
 }
 
 static int status_plausible(const sd_status *st, const char *p, size_t i)
 {
-	if (st->cls != 2 && st->cls != 4 && st->cls != 5)
-		return 0;
-	if (after_version_word(p, i))
+	if (!status_boundary(p, i))
 		return 0;
 	/* standalone: only the defined subjects, single digit */
 	return st->subject <= 7 && st->text[3] == '.';
@@ -209,11 +269,15 @@ size_t sd_find_codes(const char *p, size_t n, sd_found *out, size_t max)
 	int c;
 
 	while (i + 3 <= n && cnt < max) {
-		if (!sd_isdigit((unsigned char)p[i]) || !boundary_before(p, i)) {
+		while (i < n && (unsigned)(p[i] - '0') > 9) /* to the next digit: most bytes are none */
+			i++;
+		if (i + 3 > n)
+			break;
+		if (i && sd_isdigit((unsigned char)p[i - 1])) {
 			i++;
 			continue;
 		}
-		if ((c = code_at(p, n, i)) != 0 && !after_version_word(p, i)) {
+		if (boundary_before(p, i) && (c = code_at(p, n, i)) != 0 && !after_version_word(p, i)) {
 			memset(&out[cnt], 0, sizeof(out[cnt]));
 			out[cnt].replycode = c;
 			out[cnt].off = i;
@@ -227,7 +291,7 @@ size_t sd_find_codes(const char *p, size_t n, sd_found *out, size_t max)
 			i = out[cnt++].end;
 			continue;
 		}
-		k = sd_status_parse(p + i, n - i, &st);
+		k = status_token(p, n, i, &st);
 		if (k && status_plausible(&st, p, i)) {
 			memset(&out[cnt], 0, sizeof(out[cnt]));
 			out[cnt].status = st;

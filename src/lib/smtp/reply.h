@@ -41,12 +41,35 @@ typedef struct sd_found {
 } sd_found;
 
 /* Find reply codes and statuses in any text (log line, Diagnostic-Code, a bounce
- * body) while skipping dates, times, IPs, versions, ports and queue ids. A reply
- * code directly followed by a status is one pair. Returns the count (<= max). */
+ * body) while skipping what only looks like one: versions ("version 5.1.1",
+ * "v5.1.1"), IP addresses and dotted quads, dates and times ("4.5.23 10:30",
+ * "12:30:45"), message and queue ids ("<5.1.1@host>", "550AB12"), percentages
+ * and sizes ("5.1.1%", "2.5.1 MB"), and statuses with a leading zero
+ * ("5.01.1"). A reply code directly followed by a status is one pair, also
+ * across the line end an MTA folds a reply at ("said: 550
+    5.1.1 ...").
+ * Returns the count (<= max). */
 size_t sd_find_codes(const char *p, size_t n, sd_found *out, size_t max);
 
 /* The pair that matters: the first failure (4xx/5xx) with a status, else the
  * first failure, else the first. Returns index or -1. */
 int sd_pick_code(const sd_found *f, size_t n);
+
+/* ---- the code finder's choices (codes.c), over the codes sd_find_codes() reads ---- */
+
+#define SD_STATUS_MAX 12 /* "5.7.123" plus NUL, with room */
+
+/* The status that matters in text (class '2', '4', '5', or 0 for any), written
+ * to out ("" when none): the one that says most, X.0.0 and 4.4.7 last. */
+void sd_text_status(const char *p, size_t n, int cls, char out[SD_STATUS_MAX]);
+/* The reply code in text, preferring class cls ('2','4','5' or 0); 0 if none
+ * (and in a local mailer's "X-Unix" text). */
+int sd_text_reply(const char *p, size_t n, int cls);
+/* Both in one reading: the status (any class) into status, and the reply code
+ * of its class (of any, without one) returned, as the two calls above give. */
+int sd_text_codes(const char *p, size_t n, char status[SD_STATUS_MAX]);
+/* Of two statuses (a: the Status: field, b: found in the text), the one to keep,
+ * given the reply code (0 when none). Returns a or b (may be ""). */
+const char *sd_status_prefer(const char *a, const char *b, int reply);
 
 #endif

@@ -12,13 +12,23 @@
 static const struct {
 	const char *name;
 	int hard;
-	const char *advice;
+	int advice;
 	unsigned fixer;
 	const char *text;
 } reasons[] = {
-#define SD_REASON(name, hard, advice, fixer, meaning) { #name, hard, advice, fixer, meaning },
+#define SD_REASON(name, hard, advice, fixer, meaning) { #name, hard, SD_A_##advice, fixer, meaning },
 #include "verdict/reasons.def"
 #undef SD_REASON
+};
+
+static const struct {
+	const char *name;
+	unsigned fixer;
+	const char *words;
+} advices[] = {
+#define SD_ADVICE(id, name, fix, fixer, words) { name, fixer, words },
+#include "verdict/reasons.def"
+#undef SD_ADVICE
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -201,7 +211,7 @@ int sd_reason_hard(int r)
 
 const char *sd_reason_advice(int r)
 {
-	return r >= 0 && r < SD_R_COUNT ? reasons[r].advice : "none";
+	return sd_advice_name(r >= 0 && r < SD_R_COUNT ? reasons[r].advice : SD_A_none);
 }
 
 unsigned sd_reason_fixer(int r)
@@ -212,6 +222,40 @@ unsigned sd_reason_fixer(int r)
 const char *sd_reason_text(int r)
 {
 	return r >= 0 && r < SD_R_COUNT ? reasons[r].text : "";
+}
+
+const char *sd_advice_name(int a)
+{
+	return a >= 0 && a < SD_A_COUNT ? advices[a].name : "";
+}
+
+int sd_advice_index(const char *p, size_t n)
+{
+	for (int i = 0; p && i < SD_A_COUNT; i++)
+		if (strlen(advices[i].name) == n && !memcmp(advices[i].name, p, n))
+			return i;
+	return -1;
+}
+
+unsigned sd_advice_fixer(int a)
+{
+	return a >= 0 && a < SD_A_COUNT ? advices[a].fixer : 0;
+}
+
+const char *sd_advice_words(int a)
+{
+	return a >= 0 && a < SD_A_COUNT ? advices[a].words : "";
+}
+
+const char *smtpdiag_advice_name(size_t i)
+{
+	return i < SD_A_COUNT ? advices[i].name : NULL;
+}
+
+const char *smtpdiag_advice_words(const char *advice)
+{
+	int a = advice ? sd_advice_index(advice, strlen(advice)) : -1;
+	return a >= 0 ? advices[a].words : NULL;
 }
 
 size_t smtpdiag_reason_count(void)

@@ -15,6 +15,14 @@ enum {
 	SD_R_COUNT
 };
 
+/* The advice vocabulary, in the order of reasons.def. */
+enum {
+#define SD_ADVICE(id, name, fix, fixer, words) SD_A_##id,
+#include "verdict/reasons.def"
+#undef SD_ADVICE
+	SD_A_COUNT
+};
+
 typedef uint64_t sd_reasonset; /* bit i set: reason i matched */
 
 /* Load the embedded database (once per process, thread-safe). Returns 0, or a
@@ -58,5 +66,14 @@ const char *sd_reason_text(int r);
 
 /* Who acts on the reason by default: SD_FIX_* bits (0: no one). */
 unsigned sd_reason_fixer(int r);
+
+/* The advice words of reasons.def: the word of SD_A_* a ("" out of range);
+ * the index of a word (n bytes, not NUL-terminated), -1 when it is none;
+ * who acts when a vendor row gives it (0: the reason's); its words. (The
+ * action word of vendor rows is kbgen's check.) */
+const char *sd_advice_name(int a);
+int sd_advice_index(const char *p, size_t n);
+unsigned sd_advice_fixer(int a);
+const char *sd_advice_words(int a);
 
 #endif

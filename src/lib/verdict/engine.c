@@ -360,33 +360,19 @@ static int sender_side(const sd_evidence *ev, const sd_status *st, int any_x5)
 	return 0;
 }
 
-/* A vendor row's advice (the table's advice column, in the advice vocabulary)
- * and who acts on it. */
+/* A vendor row's advice (the table's advice column, in the advice vocabulary
+ * of reasons.def) and who acts on it. */
 static int vendor_step(sd_verdict *v)
 {
-	static const struct {
-		const char *advice;
-		unsigned fixer;
-	} map[] = {
-		{ "retry", 0 },
-		{ "fix-sender-config", SD_FIX_SENDER_ADMIN },
-		{ "fix-sender-authentication", SD_FIX_SENDER_ADMIN },
-		{ "fix-sender-reputation", SD_FIX_SENDER_ADMIN },
-		{ "fix-message", SD_FIX_SENDER },
-		{ "contact-recipient-admin", SD_FIX_RECIPIENT_ADMIN },
-		{ "suppress-recipient", SD_FIX_SENDER },
-	};
+	int a = v->vendor && v->vendor->advice ? sd_advice_index(v->vendor->advice, strlen(v->vendor->advice)) : -1;
 
-	for (size_t i = 0; v->vendor && v->vendor->advice && i < sizeof(map) / sizeof(map[0]); i++) {
-		if (strcmp(v->vendor->advice, map[i].advice))
-			continue;
-		v->advice = map[i].advice;
-		if (map[i].fixer)
-			v->fixer = map[i].fixer;
-		step(v, "vendor:%s %s -> %s", v->vendor->vendor, v->vendor->status, v->advice);
-		return 1;
-	}
-	return 0;
+	if (a < 0 || a == SD_A_none)
+		return 0;
+	v->advice = sd_advice_name(a);
+	if (sd_advice_fixer(a))
+		v->fixer = sd_advice_fixer(a);
+	step(v, "vendor:%s %s -> %s", v->vendor->vendor, v->vendor->status, v->advice);
+	return 1;
 }
 
 /* The MTA gave up: nothing to retry, whatever the class. */

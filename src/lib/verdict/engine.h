@@ -91,6 +91,17 @@ void sd_evidence_init(sd_evidence *ev);
 /* The trail as a NULL-terminated list in a (an empty list when out of memory). */
 const char *const *sd_verdict_trail(sd_arena *a, const sd_verdict *v);
 
+/* The one copy-out (copyout.c): the verdict's reason, hardbounce, retry,
+ * advice, fixer, evidence and label into decode's, scan's or explain's public
+ * result (strings in a or static). explain's: bounce 0 (a success or no
+ * failure class) shows no advice, no fixer, and no reason but delivered. */
+struct smtpdiag_fact;
+struct smtpdiag_logrec;
+struct smtpdiag_explanation;
+void sd_verdict_to_fact(sd_arena *a, const sd_verdict *v, struct smtpdiag_fact *f);
+void sd_verdict_to_logrec(sd_arena *a, const sd_verdict *v, struct smtpdiag_logrec *r);
+void sd_verdict_to_explanation(sd_arena *a, const sd_verdict *v, int bounce, struct smtpdiag_explanation *e);
+
 /* The fixer bits as names: a NULL-terminated static list ("sender-admin", ...),
  * and as one comma-separated static string. */
 const char *const *sd_fixer_list(unsigned fixer);

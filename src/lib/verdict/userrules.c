@@ -9,12 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The advice vocabulary (docs/reasons.md). */
-static const char *const advices[] = {
-	"retry", "suppress-recipient", "fix-sender-authentication", "fix-sender-reputation",
-	"fix-sender-config", "fix-message", "contact-recipient-admin", "none",
-};
-
 /* A line being read: the cursor, and where errors go. */
 typedef struct rd {
 	const char *p;
@@ -131,13 +125,13 @@ static int set_reason(rd *x, sd_str v, sd_urule *u)
 
 static int set_advice(rd *x, sd_str v, sd_urule *u)
 {
-	for (size_t i = 0; i < sizeof(advices) / sizeof(advices[0]); i++)
-		if (v.n == strlen(advices[i]) && !memcmp(v.p, advices[i], v.n)) {
-			u->advice = advices[i];
-			return 0;
-		}
-	return fail(x, SMTPDIAG_EPARSE, "unknown advice '%.*s' (retry, suppress-recipient, fix-sender-authentication, "
-		    "fix-sender-reputation, fix-sender-config, fix-message, contact-recipient-admin, none)", shown(v), v.p);
+	int a = sd_advice_index(v.p, v.n); /* the advice words of reasons.def */
+
+	if (a >= 0) {
+		u->advice = sd_advice_name(a);
+		return 0;
+	}
+	return fail(x, SMTPDIAG_EPARSE, "unknown advice '%.*s' (the advice words of docs/reasons.md)", shown(v), v.p);
 }
 
 static int set_label(rd *x, sd_str v, sd_urule *u)

@@ -1,25 +1,13 @@
-/* verdict.h - per-recipient decisions: which status and reply code a bounce
- * text carries, which reason it reports, hard or soft.
- *
- * The code finders follow the conventions of the reference decoder (Sisimai)
- * so that verdicts agree with it: a status must not follow a digit, '.' or
- * '/', a reply code must stand alone, an IPv4 address is never a status. */
+/* verdict.h - per-recipient decisions: which command a bounce text names,
+ * which reason it reports, hard or soft. The status and reply code in a text
+ * are the code finder's (smtp/reply.h: sd_text_status(), sd_text_reply()). */
 #ifndef SD_VERDICT_H
 #define SD_VERDICT_H
 
 #include "core/util.h"
+#include "smtp/reply.h"
 #include "verdict/classify.h"
 
-#define SD_STATUS_MAX 12 /* "5.7.123" plus NUL, with room */
-
-/* The status that matters in text (class '2', '4', '5', or 0 for any), written
- * to out ("" when none). */
-void sd_vd_status_find(const char *p, size_t n, int cls, char out[SD_STATUS_MAX]);
-/* The reply code in text, preferring class cls ('2','4','5' or 0); 0 if none. */
-int sd_vd_reply_find(const char *p, size_t n, int cls);
-/* Of two statuses (a: the Status: field, b: found in the text), the one to keep,
- * given the reply code (0 when none). Returns a or b (may be ""). */
-const char *sd_vd_prefer(const char *a, const char *b, int reply);
 /* SMTP command named in text (HELO, EHLO, MAIL, RCPT, DATA, ...), "" when none. */
 const char *sd_vd_command_find(const char *p, size_t n);
 /* Does the text say the failure is temporary / permanent? */

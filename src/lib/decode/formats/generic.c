@@ -207,8 +207,8 @@ static size_t keep_failures(gen_state *s)
 		char st[SD_STATUS_MAX];
 		int known = 0;
 		if (r->diagnostic.n) {
-			sd_vd_status_find(r->diagnostic.p, r->diagnostic.n, 0, st);
-			known = st[0] || sd_vd_reply_find(r->diagnostic.p, r->diagnostic.n, 0) >= 400 ||
+			sd_text_status(r->diagnostic.p, r->diagnostic.n, 0, st);
+			known = st[0] || sd_text_reply(r->diagnostic.p, r->diagnostic.n, 0) >= 400 ||
 				sd_classify_scan(s->c->cls, r->diagnostic.p, r->diagnostic.n) != 0;
 		}
 		if (!known)

@@ -270,9 +270,9 @@ static void finish_codes(sd_arena *a, sd_rcpt *r, sd_str lead, int lead_in_diag)
 		cmd = sd_vd_command_find(lead.p, lead.n);
 	if (cmd[0])
 		r->command = (sd_str){ cmd, strlen(cmd) };
-	rc = sd_vd_reply_find(r->diagnostic.p, r->diagnostic.n, cls);
+	rc = sd_text_reply(r->diagnostic.p, r->diagnostic.n, cls);
 	if (!rc)
-		rc = sd_vd_reply_find(lead.p, lead.n, cls);
+		rc = sd_text_reply(lead.p, lead.n, cls);
 	if (rc)
 		r->replycode = dsn_code_str(a, rc);
 }
@@ -332,9 +332,9 @@ static void finish(dsn_state *s, sd_str lead)
 		finish_codes(a, r, lead, s->nrec == 1);
 		if (!r->status.n) {
 			char st[SD_STATUS_MAX];
-			sd_vd_status_find(r->diagnostic.p, r->diagnostic.n, r->replycode.n ? r->replycode.p[0] : 0, st);
+			sd_text_status(r->diagnostic.p, r->diagnostic.n, r->replycode.n ? r->replycode.p[0] : 0, st);
 			if (!st[0])
-				sd_vd_status_find(lead.p, lead.n, r->replycode.n ? r->replycode.p[0] : 0, st);
+				sd_text_status(lead.p, lead.n, r->replycode.n ? r->replycode.p[0] : 0, st);
 			if (st[0])
 				r->status = arena_str(a, st, strlen(st));
 		}
