@@ -232,6 +232,32 @@ int cache_reply(hreq *r, const char *key);
 enum MHD_Result cache_put_reply(hreq *r, const char *key, int status, hbody *h);
 void cache_clear(void);
 
+/* ---- the wire (wire.c): the bytes MHD reads, checked before it parses them ---- */
+typedef struct wire {
+	int state, cr;             /* the scanner: where it is; a CR was the last byte */
+	int part;                  /* of the request line: method, target, version */
+	size_t plen;               /* bytes of the current part, name or chunk-size */
+	char name[20];             /* the start of a field name (the longest looked for has 17) */
+	char value[8];             /* the start of a Transfer-Encoding value */
+	size_t vlen;
+	int vgap, cdone, cdigits;  /* a space inside a coding; after a length's digits */
+	int field;                 /* which field the value is of */
+	int hosts, lengths, codings, chunked, trailer, http11;
+	char vmajor;
+	uint64_t clen, length;     /* the Content-Length read; body or chunk bytes left */
+	unsigned long blocks;      /* header blocks begun on this connection */
+	unsigned long bad_at;      /* the first one found bad, 0 for none */
+	const char *why;           /* why it is bad (static) */
+	unsigned long started;     /* requests MHD began (server.c) */
+	atomic_int waiting;        /* a job holds the answer (jobs.c) */
+	atomic_int eof;            /* the client ended its side meanwhile */
+} wire;
+/* Look up recv() and make the table of sockets up to max_fd; 0 or -1. */
+int wire_start(unsigned long max_fd);
+/* Scan what fd receives into w (reset here) / no longer. */
+void wire_track(int fd, wire *w);
+void wire_untrack(int fd);
+
 /* ---- guard (guard.c): deadlines, framing, the body account ---- */
 struct hconn;
 /* MHD_OPTION_NOTIFY_CONNECTION: track each connection and its request deadline. */
@@ -243,6 +269,8 @@ struct hconn *guard_conn(struct MHD_Connection *conn);
 /* The request is read (no deadline now) / answered (the next one has one). */
 void guard_request_read(struct hconn *h);
 void guard_request_done(struct hconn *h);
+/* The wire of a connection, NULL if untracked. */
+wire *guard_wire(struct hconn *h);
 /* Was this connection cut by the watchdog? */
 int guard_was_cut(const struct hconn *h);
 /* NULL when Content-Length and Transfer-Encoding frame the body unambiguously,

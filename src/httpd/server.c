@@ -202,6 +202,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	r->route = -1;
 	atomic_init(&r->refs, 1);
 	r->hc = guard_conn(conn);
+	if (guard_wire(r->hc))
+		guard_wire(r->hc)->started++;
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	snprintf(r->uri, sizeof(r->uri), "%s", uri ? uri : "");
 	r->hsize = uri ? strlen(uri) + 16 : 16; /* the request line */
@@ -301,6 +303,14 @@ static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind, const
 	return MHD_YES;
 }
 
+/* Why the bytes of this request's header block are bad (wire.c), or NULL. */
+static const char *wire_bad(const hreq *r)
+{
+	const wire *w = guard_wire(r->hc);
+
+	return w && w->bad_at && w->bad_at <= w->started ? w->why : NULL;
+}
+
 /* The first call, headers read: check what can be checked. MHD closes the
  * connection after a response queued now, so only a request whose body we
  * refuse (ambiguous framing, 404, 405, 413, 415, 503 to a POST) is answered at
@@ -315,9 +325,9 @@ static enum MHD_Result start(hreq *r, const char *url, const char *method, const
 	snprintf(r->version, sizeof(r->version), "%s", version);
 	r->method = method_bit(method);
 	reqid_take(r);
-	if ((bad = guard_framing(r->conn)) != NULL) {
-		char msg[96];
-		snprintf(msg, sizeof(msg), "ambiguous request framing: %s", bad);
+	if ((bad = wire_bad(r)) != NULL || (bad = guard_framing(r->conn)) != NULL) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "%s: %s", wire_bad(r) ? "malformed request" : "ambiguous request framing", bad);
 		metrics_refused(M_BAD_FRAMING);
 		r->close = 1;
 		return reply_error(r, 400, msg);
@@ -628,6 +638,10 @@ static struct MHD_Daemon *start_all(httpd_config *c, char *err, size_t errlen)
 	int fd;
 
 	c->max_conn = conn_limit(c->max_conn);
+	if (wire_start(listen_fd_limit()) < 0) {
+		snprintf(err, errlen, "cannot start: out of memory");
+		return NULL;
+	}
 	if ((fd = listen_open(c->listen, err, errlen, where, sizeof(where))) < 0)
 		return NULL;
 	listen_warn(fd, where, c->user);

@@ -528,6 +528,50 @@ hsend 'POST /api/v1/explain HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nT
 expect_out '^HTTP/1.1 200 ' "Transfer-Encoding chunked alone is served"
 expect_out '"replycode":"431"' "the chunked body is read"
 
+# strict framing: what libmicrohttpd would take (wire.c sees the bytes first);
+# each bad request is 400 with Connection: close, and nothing after it is read
+SMUG='GET /healthz?smuggled HTTP/1.1\r\nHost: t\r\n\r\n'
+frame() { # DESC RAW: 400, close, the request behind it not answered
+	hsend "$2$SMUG"
+	expect_out '^HTTP/1.1 400 ' "$1 is 400"
+	expect_out '^Connection: close' "$1: Connection: close"
+	expect_not '"status":"ok"' "$1: the request behind it is not answered"
+	expect_out '^= closed' "$1: the connection is closed"
+}
+frame "obs-fold" 'GET /healthz HTTP/1.1\r\nHost: t\r\nX-A: 1\r\n b\r\n\r\n'
+frame "a folded Transfer-Encoding with a Content-Length" 'POST /api/v1/explain HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nX-A: 1\r\n Transfer-Encoding: chunked\r\n\r\n431'
+frame "Content-Length with a space before the colon" 'POST /api/v1/explain HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nContent-Length : 47\r\n\r\n'
+expect_out 'whitespace before the colon' "the 400 says what is wrong"
+frame "a tab before the colon" 'GET /healthz HTTP/1.1\r\nHost: t\r\nX-A\t: 1\r\n\r\n'
+frame "HTTP/1.1 without Host" 'GET /healthz HTTP/1.1\r\n\r\n'
+frame "two Host fields" 'GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n'
+frame "a field name that is not a token" 'GET /healthz HTTP/1.1\r\nHost: t\r\nX(A: 1\r\n\r\n'
+frame "an empty field name" 'GET /healthz HTTP/1.1\r\nHost: t\r\n: 1\r\n\r\n'
+frame "a bare CR in a field" 'GET /healthz HTTP/1.1\r\nHost: t\r\nX-A: 1\r2\r\n\r\n'
+frame "obs-fold in a chunked trailer" 'POST /api/v1/explain HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n431\r\n0\r\nX-T: 1\r\n 2\r\n\r\n'
+# the second and later requests of a connection are checked too
+hsend 'POST /api/v1/explain HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\n431\r\n0\r\nX-T: 1\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\nX-A: 1\r\n b\r\n\r\n'"$SMUG"
+ok_if "$([ "$(grep -c '^HTTP/1.1 200 ' "$TMP/out")" -eq 2 ] && echo 1)" "keep-alive: the requests before a bad one are served"
+expect_out '^HTTP/1.1 400 ' "keep-alive: obs-fold in the third request is 400"
+expect_not 'smuggled' "keep-alive: nothing after the bad request is answered"
+hsend 'GET /healthz HTTP/1.1\nHost: t\n\nGET /healthz HTTP/1.0\r\n\r\n'
+ok_if "$([ "$(grep -c '^HTTP/1.1 200 ' "$TMP/out")" -eq 2 ] && echo 1)" "bare LF line ends and HTTP/1.0 without Host are still served"
+
+# a client that half-closes after its request gets the handler's answer, also
+# while other connections are open (the one handler thread runs it)
+"$H" idle "$PORT" 3 4 >"$TMP/idle.out" 2>&1 &
+hp=$!
+wait_ready "$TMP/idle.out"
+got=0
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	printf 'POST /api/v1/explain HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nContent-Length: 22\r\n\r\n550 5.1.1 user unknown' |
+		"$H" send "$PORT" 2000 -h >"$TMP/out" 2>"$TMP/err"
+	grep -q '^HTTP/1.1 200 ' "$TMP/out" && grep -q '^= closed' "$TMP/out" && got=$((got + 1))
+done
+ok_if "$([ $got -eq 10 ] && echo 1)" "half-closed clients get their answer, then the close ($got of 10)"
+kill "$hp" 2>/dev/null
+wait "$hp" 2>/dev/null
+
 "$H" trickle "$PORT" 1 6 400 >"$TMP/out" 2>&1
 expect_out '^cut 1$' "headers trickled past --request-timeout are cut (idle timeout never reached)"
 expect_log '/healthz\?trickle .* deadline$' "the cut request is logged as deadline" c
