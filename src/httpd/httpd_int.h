@@ -80,6 +80,8 @@ enum MHD_Result reply_error(hreq *r, int status, const char *msg);
 void human_size(char *out, size_t cap, size_t n);
 /* The 413 message for a body over max bytes, in words and bytes. */
 void body_limit_msg(char *out, size_t cap, size_t max);
+/* "GET, HEAD, POST, DELETE, OPTIONS" for the methods (HM_*) into out. */
+void allow_list(char *out, size_t cap, unsigned methods);
 /* 405 with an Allow header. */
 enum MHD_Result reply_405(hreq *r, unsigned allowed);
 /* Value of a query argument, or NULL. */
@@ -138,6 +140,7 @@ typedef struct route {
 	unsigned methods; /* HM_* */
 	int body;         /* HB_* for POST */
 	route_fn fn;
+	int store;        /* a store route: CORS only for --cors-origin (conv.c) */
 } route;
 #define HTTPD_ROUTES_MAX 32 /* entries of the route table (checked at build time) */
 int route_find(const char *url);
@@ -232,6 +235,20 @@ int cache_reply(hreq *r, const char *key);
 enum MHD_Result cache_put_reply(hreq *r, const char *key, int status, hbody *h);
 void cache_clear(void);
 
+/* ---- Host and Origin (origin.c) ---- */
+/* Check --cors-origin and --allowed-host, and make the host names (the
+ * defaults for the socket fd when none is given); 0 or -1 with why in err. */
+int origin_start(const httpd_config *c, int fd, char *err, size_t errlen);
+/* Does the request's Host name this server (or is there none, HTTP/1.0)? */
+int host_allowed(hreq *r);
+/* Is o one of the --cors-origin values (NULL: no)? */
+int origin_allowed(const char *o);
+/* The request's Origin, or NULL. */
+const char *req_origin(hreq *r);
+/* Cross-site: an Origin neither the server's own nor allowed, or a
+ * Sec-Fetch-Site of cross-site or same-site from an origin not allowed. */
+int req_cross_site(hreq *r);
+
 /* ---- the wire (wire.c): the bytes MHD reads, checked before it parses them ---- */
 typedef struct wire {
 	int state, cr;             /* the scanner: where it is; a CR was the last byte */
@@ -308,6 +325,8 @@ enum MHD_Result job_handover(hreq *r, int status, struct MHD_Response *resp);
 int listen_open(const char *spec, char *err, size_t errlen, char *where, size_t wcap);
 /* Raise the soft limit of open files to the hard one; returns the soft limit. */
 unsigned long listen_fd_limit(void);
+/* Is the socket bound to a loopback address (127.0.0.0/8, ::1, ::ffff:127.x)? */
+int listen_is_loopback(int fd);
 /* Warn on stderr about what an operator should know: beyond loopback, root. */
 void listen_warn(int fd, const char *where, const char *user);
 /* Become user (groups, gid, uid) and check root cannot come back; 0 or -1. */

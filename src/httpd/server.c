@@ -43,6 +43,8 @@ void httpd_config_init(httpd_config *c)
 	c->threads = HTTPD_THREADS;
 	c->access_log = 1;
 	c->rules = NULL;
+	c->allowed_hosts = c->cors_origins = NULL;
+	c->n_allowed_hosts = c->n_cors_origins = 0;
 }
 
 /* ---- per-thread decoders ---- */
@@ -152,6 +154,12 @@ enum MHD_Result reply_busy(hreq *r, const char *msg)
 	return reply_error(r, 503, msg);
 }
 
+void allow_list(char *out, size_t cap, unsigned methods)
+{
+	snprintf(out, cap, "%s%s%sOPTIONS", methods & HM_GET ? "GET, HEAD, " : "",
+		 methods & HM_POST ? "POST, " : "", methods & HM_DELETE ? "DELETE, " : "");
+}
+
 enum MHD_Result reply_405(hreq *r, unsigned allowed)
 {
 	struct MHD_Response *resp;
@@ -159,8 +167,7 @@ enum MHD_Result reply_405(hreq *r, unsigned allowed)
 	char allow[48] = "";
 	enum MHD_Result ret;
 
-	snprintf(allow, sizeof(allow), "%s%s%sOPTIONS", allowed & HM_GET ? "GET, HEAD, " : "",
-		 allowed & HM_POST ? "POST, " : "", allowed & HM_DELETE ? "DELETE, " : "");
+	allow_list(allow, sizeof(allow), allowed);
 	if (req_is_api(r)) {
 		char msg[96];
 		snprintf(msg, sizeof(msg), "method %s not allowed here; use %s", r->mname, allow);
@@ -314,7 +321,9 @@ static const char *wire_bad(const hreq *r)
 /* The first call, headers read: check what can be checked. MHD closes the
  * connection after a response queued now, so only a request whose body we
  * refuse (ambiguous framing, 404, 405, 413, 415, 503 to a POST) is answered at
- * once; the rest waits for the next call and keeps its connection alive. */
+ * once; the rest waits for the next call and keeps its connection alive.
+ * A Host the server does not answer to (origin.c) is 421 at once, whatever
+ * the method: a rebound name gets nothing. */
 static enum MHD_Result start(hreq *r, const char *url, const char *method, const char *version)
 {
 	const route *rt;
@@ -331,6 +340,12 @@ static enum MHD_Result start(hreq *r, const char *url, const char *method, const
 		metrics_refused(M_BAD_FRAMING);
 		r->close = 1;
 		return reply_error(r, 400, msg);
+	}
+	if (!host_allowed(r)) {
+		metrics_refused(M_REFUSED);
+		r->close = 1;
+		return reply_error(r, 421, "this server does not answer to that Host name (serve --allowed-host "
+				   "names the ones it does)");
 	}
 	MHD_get_connection_values(r->conn, MHD_HEADER_KIND, add_header_size, r);
 	r->route = route_find(url);
@@ -645,6 +660,10 @@ static struct MHD_Daemon *start_all(httpd_config *c, char *err, size_t errlen)
 	if ((fd = listen_open(c->listen, err, errlen, where, sizeof(where))) < 0)
 		return NULL;
 	listen_warn(fd, where, c->user);
+	if (origin_start(c, fd, err, errlen) < 0) {
+		close(fd);
+		return NULL;
+	}
 	if ((c->user && listen_drop(c->user, err, errlen) < 0) || store_start(err, errlen) < 0) {
 		close(fd);
 		return NULL;
