@@ -57,16 +57,24 @@ enum { F_OTHER, F_HOST, F_LENGTH, F_CODING }; /* the fields the scanner reads */
 
 typedef ssize_t (*recv_fn)(int, void *, size_t, int);
 static recv_fn real_recv;
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
 static _Atomic(wire *) *by_fd;
 static size_t nfd;
 
-int wire_start(unsigned long max_fd)
+/* The next recv() in the lookup order: libc's (or a sanitizer's). */
+static void find_recv(void)
 {
 	void *p = dlsym(RTLD_NEXT, "recv");
 
-	if (!p)
+	if (p)
+		memcpy(&real_recv, &p, sizeof(p));
+}
+
+int wire_start(unsigned long max_fd)
+{
+	pthread_once(&real_once, find_recv);
+	if (!real_recv)
 		return -1;
-	memcpy(&real_recv, &p, sizeof(p));
 	if (!by_fd) {
 		nfd = max_fd;
 		by_fd = calloc(nfd, sizeof(*by_fd));
@@ -186,8 +194,8 @@ static void name_end(wire *w)
 	w->hosts += w->field == F_HOST;
 	w->lengths += w->field == F_LENGTH;
 	w->codings += w->field == F_CODING;
-	w->clen = 0;
-	w->cdigits = 0;
+	if (w->field == F_LENGTH)
+		w->clen = 0, w->cdigits = 0; /* a second one is refused at the block's end */
 	w->vlen = 0;
 }
 
@@ -334,13 +342,10 @@ __attribute__((visibility("default"))) ssize_t recv(int fd, void *buf, size_t le
 	wire *w = by_fd && fd >= 0 && (size_t)fd < nfd ? atomic_load(&by_fd[fd]) : NULL;
 	ssize_t got;
 
+	pthread_once(&real_once, find_recv); /* recv() is called in other commands too (libpq) */
 	if (!real_recv) {
-		void *p = dlsym(RTLD_NEXT, "recv");
-		if (!p) {
-			errno = ENOSYS;
-			return -1;
-		}
-		memcpy(&real_recv, &p, sizeof(p));
+		errno = ENOSYS;
+		return -1;
 	}
 	got = real_recv(fd, buf, len, flags);
 	if (!w || (flags & MSG_PEEK))

@@ -556,6 +556,8 @@ expect_out '^HTTP/1.1 400 ' "keep-alive: obs-fold in the third request is 400"
 expect_not 'smuggled' "keep-alive: nothing after the bad request is answered"
 hsend 'GET /healthz HTTP/1.1\nHost: 127.0.0.1\n\nGET /healthz HTTP/1.0\r\n\r\n'
 ok_if "$([ "$(grep -c '^HTTP/1.1 200 ' "$TMP/out")" -eq 2 ] && echo 1)" "bare LF line ends and HTTP/1.0 without Host are still served"
+hsend 'POST /api/v1/explain HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\nContent-Type: text/plain\r\n\r\n431GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'
+ok_if "$([ "$(grep -c '^HTTP/1.1 200 ' "$TMP/out")" -eq 2 ] && echo 1)" "a field after Content-Length: the body is skipped, the next request served"
 
 # a client that half-closes after its request gets the handler's answer, also
 # while other connections are open (the one handler thread runs it)
