@@ -104,8 +104,9 @@ $(SHARED): $(LIB_OBJ)
 	ln -sf libsmtpdiag.so.$(VERSION) $(BUILD)/libsmtpdiag.so.$(SOVERSION)
 	ln -sf libsmtpdiag.so.$(VERSION) $(BUILD)/libsmtpdiag.so
 
+# The binary exports its recv(), which libmicrohttpd binds to (src/httpd/wire.c).
 $(BIN): $(CLI_OBJ) $(STATIC)
-	$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LDLIBS)
+	$(CC) $(SANFLAGS) -Wl,--export-dynamic-symbol=recv -o $@ $(CLI_OBJ) $(STATIC) $(LDLIBS)
 
 $(BUILD)/smtpdiag.pc: smtpdiag.pc.in
 	@mkdir -p $(@D)

@@ -2,9 +2,10 @@
  * `smtpdiag serve`. Loopback only: every connection goes to 127.0.0.1:PORT.
  * Every mode stops by itself after SECONDS at most.
  *
- *   hostile send PORT WAIT_MS < REQUEST
+ *   hostile send PORT WAIT_MS [-h] < REQUEST
  *       send the bytes of stdin, print what comes back, then "= closed" if the
- *       server closed the connection within WAIT_MS, else "= open"
+ *       server closed the connection within WAIT_MS, else "= open"; -h shuts
+ *       down the sending side after the bytes (a half-close)
  *   hostile idle PORT N SECONDS [-r]
  *       open N connections that send nothing; print "ready open=A closed=B"
  *       once they are open (B: closed by the server at once), hold them, then
@@ -119,7 +120,7 @@ static int mode_send(int argc, char **argv)
 	ssize_t r;
 	int fd, closed = 0;
 
-	if (argc != 4)
+	if (argc != 4 && (argc != 5 || strcmp(argv[4], "-h")))
 		return 2;
 	until = now_ms() + (double)num(argv[3], 1, MAX_SECONDS * 1000L, "WAIT_MS");
 	while (n < sizeof(buf) && (r = read(0, buf + n, sizeof(buf) - n)) > 0)
@@ -128,6 +129,8 @@ static int mode_send(int argc, char **argv)
 		fprintf(stderr, "hostile: cannot send to 127.0.0.1:%u: %s\n", port, strerror(errno));
 		return 1;
 	}
+	if (argc == 5)
+		shutdown(fd, SHUT_WR);
 	for (double left; (left = until - now_ms()) > 0;) {
 		struct pollfd p = { fd, POLLIN, 0 };
 		if (poll(&p, 1, (int)left + 1) <= 0)

@@ -11,7 +11,7 @@
 enum {
 	V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_BODY_TOTAL, V_MAX_CONN, V_MAX_CONN_PER_IP, V_TIMEOUT,
 	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_RULES, V_MAILGUN_KEY, V_POSTMARK_AUTH,
-	V_SENDGRID_KEY, V_STORE, V_TOKEN_FILE, V_OPEN_READS, V_END
+	V_SENDGRID_KEY, V_STORE, V_TOKEN_FILE, V_OPEN_READS, V_ALLOWED_HOST, V_CORS_ORIGIN, V_END
 };
 
 static const cli_opt opts[] = {
@@ -53,12 +53,21 @@ static const cli_opt opts[] = {
 		      "postgresql://...) and serve /api/v1/suppressions from it; default: "
 		      "$SMTPDIAG_STORE, else no store" },
 	[V_TOKEN_FILE] = { "token-file", 0, CLI_VALUE, "FILE",
-			   "bearer tokens, one a line (TOKEN or NAME:TOKEN): writes to the store then "
-			   "need one, and one opens reads to any client; without it only loopback "
-			   "clients write" },
+			   "bearer tokens, one a line (TOKEN or NAME:TOKEN): writes to the store "
+			   "(DELETE, recording events) need one, and one opens reads to any client; "
+			   "without it the store takes no writes but signed webhook posts" },
 	[V_OPEN_READS] = { "open-reads", 0, CLI_FLAG, NULL,
 			   "store reads (/api/v1/suppressions) open to every client, not only "
-			   "loopback ones" },
+			   "loopback ones (cross-site requests still need a token)" },
+	[V_ALLOWED_HOST] = { "allowed-host", 0, CLI_VALUE, "NAME",
+			     "answer requests whose Host is NAME (repeatable, 32 at most; a port in "
+			     "Host is not compared); any other Host gets 421. Default: the listen "
+			     "address, localhost, 127.0.0.1 and [::1] on loopback, the machine's names, "
+			     "and on a wildcard address its interfaces' addresses" },
+	[V_CORS_ORIGIN] = { "cors-origin", 0, CLI_VALUE, "ORIGIN",
+			    "let pages of ORIGIN (SCHEME://HOST[:PORT]; repeatable, 32 at most) call "
+			    "the store routes across origins, with a token (default: none; the "
+			    "public API answers every origin)" },
 	[V_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -82,10 +91,12 @@ static const cli_cmd serve_cmd = {
 	"the exit). A warning goes to stderr when the server listens beyond loopback or\n"
 	"runs as root without --user. /api/v1/events takes a service's posts unchecked\n"
 	"unless its key option is given; key files are read before --user applies.\n"
-	"Store reads are open to loopback clients, writes (DELETE, recording events)\n"
-	"to loopback clients without --token-file and to a token's holder with it;\n"
-	"a post signed with a configured key may record too. $SMTPDIAG_POLICY sets\n"
-	"the suppression policy.\n"
+	"Store reads are open to loopback clients and to a token's holder; writes\n"
+	"(DELETE, recording events) need a token of --token-file, or a post signed\n"
+	"with a configured key: without either the store takes no writes, from\n"
+	"loopback neither. A cross-site request to the store (an Origin not the\n"
+	"server's own nor of --cors-origin) without a token is 403. Threat model and\n"
+	"setup: docs/security.md. $SMTPDIAG_POLICY sets the suppression policy.\n"
 	"Exit status: 0 stopped by a signal, 2 bad usage or cannot listen, 3 internal failure.\n",
 	opts, 0
 };
@@ -112,7 +123,22 @@ typedef struct serve_args {
 	const char *rules; /* --rules */
 	httpd_events_keys keys; /* --mailgun-signing-key, --postmark-basic-auth, --sendgrid-public-key */
 	httpd_store_opts store; /* --store, --token-file, --open-reads */
+	const char *hosts[HTTPD_MAX_HOSTS / 2]; /* --allowed-host */
+	const char *origins[HTTPD_MAX_ORIGINS]; /* --cors-origin */
 } serve_args;
+
+/* A repeatable option's value into list (of cap); an exit status when full. */
+static int add_value(const cli_parse *p, const char **list, size_t *n, size_t cap)
+{
+	char takes[64];
+
+	if (*n == cap) {
+		snprintf(takes, sizeof(takes), "at most %zu of them", cap);
+		return cli_bad_value(p, takes);
+	}
+	list[(*n)++] = p->value;
+	return -1;
+}
 
 static int on_opt(const cli_parse *p, int id, void *ctx)
 {
@@ -174,6 +200,12 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case V_OPEN_READS:
 		a->store.open_reads = 1;
 		break;
+	case V_ALLOWED_HOST:
+		c->allowed_hosts = a->hosts;
+		return add_value(p, a->hosts, &c->n_allowed_hosts, sizeof(a->hosts) / sizeof(a->hosts[0]));
+	case V_CORS_ORIGIN:
+		c->cors_origins = a->origins;
+		return add_value(p, a->origins, &c->n_cors_origins, sizeof(a->origins) / sizeof(a->origins[0]));
 	}
 	return -1;
 }

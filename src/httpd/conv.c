@@ -1,6 +1,7 @@
 /* conv.c - HTTP conventions: finished bodies (hbody) with a strong ETag and a
  * gzip twin, answered per request so each answer carries its own request id;
- * 304 on If-None-Match; gzip when accepted; CORS on the API; OPTIONS; the
+ * 304 on If-None-Match; gzip when accepted; CORS on the API (any origin on
+ * the public routes, only --cors-origin on the store's); OPTIONS; the
  * request id (X-Request-Id, checked, or made here). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,12 +220,30 @@ static int not_modified(hreq *r, const hbody *h)
 
 /* ---- answers ---- */
 
+/* Is r for a store route (events, suppressions)? */
+static int req_store(const hreq *r)
+{
+	const route *rt = route_at_or_null(r->route);
+
+	return rt && rt->store;
+}
+
+/* CORS: the public API (explain, decode, codes, ...) holds nothing private and
+ * answers any origin, without credentials; a store route only an origin of
+ * --cors-origin, by name, and says that the answer depends on Origin. */
+static int cors_ok(hreq *r)
+{
+	return req_is_api(r) && (!req_store(r) || origin_allowed(req_origin(r)));
+}
+
 void req_headers(hreq *r, struct MHD_Response *resp)
 {
 	if (r->reqid[0])
 		MHD_add_response_header(resp, "X-Request-Id", r->reqid);
-	if (req_is_api(r)) {
-		MHD_add_response_header(resp, "Access-Control-Allow-Origin", "*");
+	if (req_is_api(r) && req_store(r))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
+	if (cors_ok(r)) {
+		MHD_add_response_header(resp, "Access-Control-Allow-Origin", req_store(r) ? req_origin(r) : "*");
 		MHD_add_response_header(resp, "Access-Control-Expose-Headers", "ETag, X-Request-Id");
 	}
 	if (r->close)
@@ -294,14 +313,16 @@ enum MHD_Result reply_options(hreq *r, unsigned methods)
 
 	if (!resp)
 		return MHD_NO;
-	snprintf(allow, sizeof(allow), "%s%sOPTIONS", methods & HM_GET ? "GET, HEAD, " : "", methods & HM_POST ? "POST, " : "");
+	allow_list(allow, sizeof(allow), methods);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-	if (req_is_api(r)) {
+	req_headers(r, resp);
+	if (cors_ok(r)) {
 		MHD_add_response_header(resp, "Access-Control-Allow-Methods", allow);
-		MHD_add_response_header(resp, "Access-Control-Allow-Headers", "Content-Type, X-Request-Id, If-None-Match");
+		MHD_add_response_header(resp, "Access-Control-Allow-Headers", req_store(r)
+					? "Authorization, Content-Type, X-Request-Id, If-None-Match"
+					: "Content-Type, X-Request-Id, If-None-Match");
 		MHD_add_response_header(resp, "Access-Control-Max-Age", "86400");
 	}
-	req_headers(r, resp);
 	ret = reply_shared(r, 204, resp, 0);
 	MHD_destroy_response(resp);
 	return ret;

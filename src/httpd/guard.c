@@ -27,6 +27,7 @@ typedef struct hconn {
 	int fd;
 	atomic_llong deadline; /* monotonic ms; 0 while no request is being read */
 	atomic_int cut;
+	wire w;                /* what it sends, scanned (wire.c) */
 } hconn;
 
 static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -62,6 +63,7 @@ static void conn_add(struct MHD_Connection *conn, void **ctx)
 		return;
 	}
 	h->fd = ci->connect_fd;
+	wire_track(h->fd, &h->w);
 	atomic_store(&h->deadline, now_ms() + request_ms);
 	pthread_mutex_lock(&conns_lock);
 	h->next = conns;
@@ -82,6 +84,7 @@ static void conn_remove(hconn *h)
 	if (h->next)
 		h->next->prev = h->prev;
 	pthread_mutex_unlock(&conns_lock);
+	wire_untrack(h->fd);
 	free(h);
 }
 
@@ -113,6 +116,11 @@ void guard_request_done(struct hconn *h)
 {
 	if (h)
 		atomic_store(&h->deadline, now_ms() + request_ms);
+}
+
+wire *guard_wire(struct hconn *h)
+{
+	return h ? &h->w : NULL;
 }
 
 int guard_was_cut(const struct hconn *h)

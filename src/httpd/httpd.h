@@ -17,6 +17,9 @@
 #define HTTPD_REQUEST_TIMEOUT 30u           /* seconds to send a whole request (headers and body) */
 #define HTTPD_THREADS 2u                    /* connection threads, and as many handler threads */
 #define HTTPD_CACHE_SLOTS 512u              /* rendered pages kept */
+#define HTTPD_MAX_HOSTS 64                  /* Host names answered to, --allowed-host or the defaults */
+#define HTTPD_MAX_ORIGINS 32                /* --cors-origin values */
+#define HTTPD_NAME_MAX 255                  /* bytes of a host name */
 
 typedef struct httpd_config {
 	const char *listen;  /* "HOST:PORT", "[V6]:PORT" or "PORT"; port 0 picks a free one */
@@ -32,6 +35,12 @@ typedef struct httpd_config {
 	int access_log;      /* one line per request on stderr */
 	const smtpdiag_rules *rules; /* user rules for every verdict, NULL when none;
 				      * the caller keeps them until httpd_run returns */
+	const char *const *allowed_hosts; /* Host names answered to; none: the defaults
+					   * (docs/security.md); kept by the caller */
+	size_t n_allowed_hosts;
+	const char *const *cors_origins;  /* origins the store routes answer across
+					   * origins; kept by the caller */
+	size_t n_cors_origins;
 } httpd_config;
 
 void httpd_config_init(httpd_config *c);
@@ -64,7 +73,7 @@ typedef struct httpd_store_opts {
 	const char *url;          /* NULL: no store, those routes answer 404 */
 	smtpdiag_policy policy;   /* for each handler thread's handle */
 	const char *token_file;   /* bearer tokens, "[NAME:]TOKEN" a line; NULL: none, and
-				   * writes only from loopback */
+				   * no writes but signed webhook posts */
 	int open_reads;           /* reads open to any client, not only loopback */
 } httpd_store_opts;
 

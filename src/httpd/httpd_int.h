@@ -80,6 +80,8 @@ enum MHD_Result reply_error(hreq *r, int status, const char *msg);
 void human_size(char *out, size_t cap, size_t n);
 /* The 413 message for a body over max bytes, in words and bytes. */
 void body_limit_msg(char *out, size_t cap, size_t max);
+/* "GET, HEAD, POST, DELETE, OPTIONS" for the methods (HM_*) into out. */
+void allow_list(char *out, size_t cap, unsigned methods);
 /* 405 with an Allow header. */
 enum MHD_Result reply_405(hreq *r, unsigned allowed);
 /* Value of a query argument, or NULL. */
@@ -138,6 +140,7 @@ typedef struct route {
 	unsigned methods; /* HM_* */
 	int body;         /* HB_* for POST */
 	route_fn fn;
+	int store;        /* a store route: CORS only for --cors-origin (conv.c) */
 } route;
 #define HTTPD_ROUTES_MAX 32 /* entries of the route table (checked at build time) */
 int route_find(const char *url);
@@ -232,6 +235,46 @@ int cache_reply(hreq *r, const char *key);
 enum MHD_Result cache_put_reply(hreq *r, const char *key, int status, hbody *h);
 void cache_clear(void);
 
+/* ---- Host and Origin (origin.c) ---- */
+/* Check --cors-origin and --allowed-host, and make the host names (the
+ * defaults for the socket fd when none is given); 0 or -1 with why in err. */
+int origin_start(const httpd_config *c, int fd, char *err, size_t errlen);
+/* Does the request's Host name this server (or is there none, HTTP/1.0)? */
+int host_allowed(hreq *r);
+/* Is o one of the --cors-origin values (NULL: no)? */
+int origin_allowed(const char *o);
+/* The request's Origin, or NULL. */
+const char *req_origin(hreq *r);
+/* Cross-site: an Origin neither the server's own nor allowed, or a
+ * Sec-Fetch-Site of cross-site or same-site from an origin not allowed. */
+int req_cross_site(hreq *r);
+
+/* ---- the wire (wire.c): the bytes MHD reads, checked before it parses them ---- */
+typedef struct wire {
+	int state, cr;             /* the scanner: where it is; a CR was the last byte */
+	int part;                  /* of the request line: method, target, version */
+	size_t plen;               /* bytes of the current part, name or chunk-size */
+	char name[20];             /* the start of a field name (the longest looked for has 17) */
+	char value[8];             /* the start of a Transfer-Encoding value */
+	size_t vlen;
+	int vgap, cdone, cdigits;  /* a space inside a coding; after a length's digits */
+	int field;                 /* which field the value is of */
+	int hosts, lengths, codings, chunked, trailer, http11;
+	char vmajor;
+	uint64_t clen, length;     /* the Content-Length read; body or chunk bytes left */
+	unsigned long blocks;      /* header blocks begun on this connection */
+	unsigned long bad_at;      /* the first one found bad, 0 for none */
+	const char *why;           /* why it is bad (static) */
+	unsigned long started;     /* requests MHD began (server.c) */
+	atomic_int waiting;        /* a job holds the answer (jobs.c) */
+	atomic_int eof;            /* the client ended its side meanwhile */
+} wire;
+/* Look up recv() and make the table of sockets up to max_fd; 0 or -1. */
+int wire_start(unsigned long max_fd);
+/* Scan what fd receives into w (reset here) / no longer. */
+void wire_track(int fd, wire *w);
+void wire_untrack(int fd);
+
 /* ---- guard (guard.c): deadlines, framing, the body account ---- */
 struct hconn;
 /* MHD_OPTION_NOTIFY_CONNECTION: track each connection and its request deadline. */
@@ -243,6 +286,8 @@ struct hconn *guard_conn(struct MHD_Connection *conn);
 /* The request is read (no deadline now) / answered (the next one has one). */
 void guard_request_read(struct hconn *h);
 void guard_request_done(struct hconn *h);
+/* The wire of a connection, NULL if untracked. */
+wire *guard_wire(struct hconn *h);
 /* Was this connection cut by the watchdog? */
 int guard_was_cut(const struct hconn *h);
 /* NULL when Content-Length and Transfer-Encoding frame the body unambiguously,
@@ -280,6 +325,8 @@ enum MHD_Result job_handover(hreq *r, int status, struct MHD_Response *resp);
 int listen_open(const char *spec, char *err, size_t errlen, char *where, size_t wcap);
 /* Raise the soft limit of open files to the hard one; returns the soft limit. */
 unsigned long listen_fd_limit(void);
+/* Is the socket bound to a loopback address (127.0.0.0/8, ::1, ::ffff:127.x)? */
+int listen_is_loopback(int fd);
 /* Warn on stderr about what an operator should know: beyond loopback, root. */
 void listen_warn(int fd, const char *where, const char *user);
 /* Become user (groups, gid, uid) and check root cannot come back; 0 or -1. */

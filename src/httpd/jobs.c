@@ -8,6 +8,10 @@
  * (job_handover), resumes the connection and waits until it is queued; the
  * connection thread queues it in job_resumed.
  *
+ * While a job holds the answer, an end of stream read on the connection is
+ * kept for after it (wire.c): a client that half-closed after its request
+ * gets the answer, with Connection: close.
+ *
  * An hreq lives until both the connection (its completed callback) and the job
  * have let it go (hreq_release). */
 #include <errno.h>
@@ -112,6 +116,8 @@ enum MHD_Result job_submit(hreq *r)
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	r->job = 1;
+	if (guard_wire(r->hc))
+		atomic_store(&guard_wire(r->hc)->waiting, 1);
 	atomic_fetch_add(&r->refs, 1);
 	MHD_suspend_connection(r->conn); /* before a worker can resume it */
 	queue[(q_head + q_len) % JOB_QUEUE] = r;
@@ -124,14 +130,19 @@ enum MHD_Result job_submit(hreq *r)
 enum MHD_Result job_resumed(hreq *r)
 {
 	enum MHD_Result ret = MHD_NO;
+	wire *w = guard_wire(r->hc);
 
 	pthread_mutex_lock(&r->lock);
 	if (r->pending && !r->queued) {
+		if (w && atomic_load(&w->eof)) /* the client half-closed: answer, then close */
+			MHD_add_response_header(r->pending, MHD_HTTP_HEADER_CONNECTION, "close");
 		ret = r->qret = MHD_queue_response(r->conn, (unsigned)r->pstatus, r->pending);
 		r->queued = 1;
 		pthread_cond_signal(&r->cond);
 	}
 	pthread_mutex_unlock(&r->lock);
+	if (w)
+		atomic_store(&w->waiting, 0);
 	return ret; /* MHD_NO without a response: the connection is closed */
 }
 

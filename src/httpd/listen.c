@@ -87,7 +87,7 @@ int listen_open(const char *spec, char *err, size_t errlen, char *where, size_t 
 
 
 /* Is the socket bound to a loopback address (127.0.0.0/8, ::1, ::ffff:127.x)? */
-static int is_loopback(int fd)
+int listen_is_loopback(int fd)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
@@ -107,7 +107,7 @@ static int is_loopback(int fd)
 
 void listen_warn(int fd, const char *where, const char *user)
 {
-	if (!is_loopback(fd))
+	if (!listen_is_loopback(fd))
 		fprintf(stderr, "smtpdiag: serve: warning: listening on %s, beyond loopback: anyone who can "
 			"reach it can use it; prefer a reverse proxy in front, and --max-conn-per-ip\n", where);
 	if (geteuid() == 0 && !user)

@@ -43,6 +43,8 @@ void httpd_config_init(httpd_config *c)
 	c->threads = HTTPD_THREADS;
 	c->access_log = 1;
 	c->rules = NULL;
+	c->allowed_hosts = c->cors_origins = NULL;
+	c->n_allowed_hosts = c->n_cors_origins = 0;
 }
 
 /* ---- per-thread decoders ---- */
@@ -152,6 +154,12 @@ enum MHD_Result reply_busy(hreq *r, const char *msg)
 	return reply_error(r, 503, msg);
 }
 
+void allow_list(char *out, size_t cap, unsigned methods)
+{
+	snprintf(out, cap, "%s%s%sOPTIONS", methods & HM_GET ? "GET, HEAD, " : "",
+		 methods & HM_POST ? "POST, " : "", methods & HM_DELETE ? "DELETE, " : "");
+}
+
 enum MHD_Result reply_405(hreq *r, unsigned allowed)
 {
 	struct MHD_Response *resp;
@@ -159,8 +167,7 @@ enum MHD_Result reply_405(hreq *r, unsigned allowed)
 	char allow[48] = "";
 	enum MHD_Result ret;
 
-	snprintf(allow, sizeof(allow), "%s%s%sOPTIONS", allowed & HM_GET ? "GET, HEAD, " : "",
-		 allowed & HM_POST ? "POST, " : "", allowed & HM_DELETE ? "DELETE, " : "");
+	allow_list(allow, sizeof(allow), allowed);
 	if (req_is_api(r)) {
 		char msg[96];
 		snprintf(msg, sizeof(msg), "method %s not allowed here; use %s", r->mname, allow);
@@ -202,6 +209,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	r->route = -1;
 	atomic_init(&r->refs, 1);
 	r->hc = guard_conn(conn);
+	if (guard_wire(r->hc))
+		guard_wire(r->hc)->started++;
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	snprintf(r->uri, sizeof(r->uri), "%s", uri ? uri : "");
 	r->hsize = uri ? strlen(uri) + 16 : 16; /* the request line */
@@ -301,10 +310,20 @@ static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind, const
 	return MHD_YES;
 }
 
+/* Why the bytes of this request's header block are bad (wire.c), or NULL. */
+static const char *wire_bad(const hreq *r)
+{
+	const wire *w = guard_wire(r->hc);
+
+	return w && w->bad_at && w->bad_at <= w->started ? w->why : NULL;
+}
+
 /* The first call, headers read: check what can be checked. MHD closes the
  * connection after a response queued now, so only a request whose body we
  * refuse (ambiguous framing, 404, 405, 413, 415, 503 to a POST) is answered at
- * once; the rest waits for the next call and keeps its connection alive. */
+ * once; the rest waits for the next call and keeps its connection alive.
+ * A Host the server does not answer to (origin.c) is 421 at once, whatever
+ * the method: a rebound name gets nothing. */
 static enum MHD_Result start(hreq *r, const char *url, const char *method, const char *version)
 {
 	const route *rt;
@@ -315,12 +334,18 @@ static enum MHD_Result start(hreq *r, const char *url, const char *method, const
 	snprintf(r->version, sizeof(r->version), "%s", version);
 	r->method = method_bit(method);
 	reqid_take(r);
-	if ((bad = guard_framing(r->conn)) != NULL) {
-		char msg[96];
-		snprintf(msg, sizeof(msg), "ambiguous request framing: %s", bad);
+	if ((bad = wire_bad(r)) != NULL || (bad = guard_framing(r->conn)) != NULL) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "%s: %s", wire_bad(r) ? "malformed request" : "ambiguous request framing", bad);
 		metrics_refused(M_BAD_FRAMING);
 		r->close = 1;
 		return reply_error(r, 400, msg);
+	}
+	if (!host_allowed(r)) {
+		metrics_refused(M_REFUSED);
+		r->close = 1;
+		return reply_error(r, 421, "this server does not answer to that Host name (serve --allowed-host "
+				   "names the ones it does)");
 	}
 	MHD_get_connection_values(r->conn, MHD_HEADER_KIND, add_header_size, r);
 	r->route = route_find(url);
@@ -628,9 +653,17 @@ static struct MHD_Daemon *start_all(httpd_config *c, char *err, size_t errlen)
 	int fd;
 
 	c->max_conn = conn_limit(c->max_conn);
+	if (wire_start(listen_fd_limit()) < 0) {
+		snprintf(err, errlen, "cannot start: out of memory");
+		return NULL;
+	}
 	if ((fd = listen_open(c->listen, err, errlen, where, sizeof(where))) < 0)
 		return NULL;
 	listen_warn(fd, where, c->user);
+	if (origin_start(c, fd, err, errlen) < 0) {
+		close(fd);
+		return NULL;
+	}
 	if ((c->user && listen_drop(c->user, err, errlen) < 0) || store_start(err, errlen) < 0) {
 		close(fd);
 		return NULL;

@@ -1,12 +1,17 @@
 /* store_access.c - who may read and write the store over HTTP, and the store
  * handle of each handler thread.
- *   Reads (GET /api/v1/suppressions...): loopback clients; any client with a
- *   valid bearer token; any client at all with --open-reads.
- *   Writes (DELETE, recording events): with --token-file, a valid bearer token
- *   (or, for events, a webhook signature checked with a configured key);
- *   without --token-file, loopback clients only.
+ *   Reads (GET /api/v1/suppressions...): any client with a valid bearer
+ *   token; without one, loopback clients, or any client with --open-reads,
+ *   unless the request is cross-site (origin.c): a page of another origin in
+ *   a browser on this machine is a loopback client too.
+ *   Writes (DELETE, recording events): a valid bearer token of --token-file,
+ *   or, for events, a webhook signature checked with a configured key.
+ *   Loopback alone is never one: without --token-file and keys, no writes.
  * A bearer token that is sent but not valid is refused (401) even where no
- * token is needed. Tokens are compared in time that depends on the configured
+ * token is needed. So a cross-site request without a token is refused,
+ * which covers the text/plain and form posts a page may send to another
+ * origin without asking first (a CORS simple request): to the events route
+ * they are taken only signed. Tokens are compared in time that depends on the configured
  * token's length only, and every configured token is compared.
  *
  * A store handle is not thread-safe: each handler thread opens its own on
@@ -286,14 +291,21 @@ int store_access(hreq *r, int what, int signed_ok, const char **who, char *why, 
 		*who = t->name[0] ? t->name : STORE_BY_API;
 		return 0;
 	}
-	if (what == STORE_WRITE ? signed_ok || (!sa.ntokens && is_loopback(r)) : sa.open_reads || is_loopback(r))
+	if (what == STORE_WRITE && signed_ok)
+		return 0;
+	if (req_cross_site(r)) {
+		snprintf(why, whylen, "a cross-site request without a token is refused (serve --cors-origin "
+			 "names the origins that may ask, with a token)");
+		return 403;
+	}
+	if (what == STORE_READ && (sa.open_reads || is_loopback(r)))
 		return 0;
 	if (sa.ntokens) {
 		snprintf(why, whylen, "send Authorization: Bearer TOKEN, a token of the server's --token-file");
 		return 401;
 	}
 	snprintf(why, whylen, what == STORE_WRITE
-		 ? "writes are taken from loopback clients only (serve --token-file opens them to a token)"
+		 ? "writes need a token: start serve with --token-file FILE and send Authorization: Bearer TOKEN"
 		 : "reads are open to loopback clients only (serve --open-reads or --token-file opens them)");
 	return 403;
 }

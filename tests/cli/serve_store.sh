@@ -3,7 +3,8 @@
 # directory (and one PostgreSQL check when a throw-away cluster can start).
 # POST /api/v1/events records (with the store counts in the answer); GET
 # /api/v1/suppressions lists, filters and pages; GET one address; DELETE
-# releases, with or without a token; 401 and 403.
+# releases with a token (loopback alone is none); 401 and 403; cross-site
+# requests (Origin, Sec-Fetch-Site) and --cors-origin.
 # What is tested of "loopback only": this machine has loopback only, so the
 # rules for other clients are tested with SMTPDIAG_SERVE_TEST_REMOTE=1, which
 # makes the server take every client as remote (it only narrows access).
@@ -60,6 +61,7 @@ TOK_A=0123456789abcdef0123456789abcdef
 TOK_B=fedcba9876543210fedcba9876543210
 printf '# operators\nalice:%s\n\n%s\n' "$TOK_A" "$TOK_B" >"$TMP/tokens"
 BA="Authorization: Bearer $TOK_A"
+BB="Authorization: Bearer $TOK_B"
 
 # ---- no store: the routes say so, nothing is made in the working directory ----
 serve none
@@ -72,16 +74,28 @@ check $? "without a store, events are decoded, not recorded"
 [ -z "$(ls -A "$TMP/cwd")" ]
 check $? "no store file is made in the working directory unasked"
 
-# ---- loopback, no tokens: reads and writes ----
+# ---- no tokens: loopback alone is no credential, the store takes no writes ----
 DB="sqlite:$TMP/s.db"
-serve local --store "$DB"
+serve nowrite --store "$DB"
 events "$FIX/sendgrid/events.json"
+is 403 && has '"error":"writes need a token: start serve with --token-file' && ! has '"results"'
+check $? "without --token-file, loopback events are 403: nothing decoded, nothing recorded"
+req DELETE /api/v1/suppressions/nobody@mail.example.net
+is 403 && has 'writes need a token'
+check $? "without --token-file, a loopback DELETE is 403"
+"$BIN" store --store "$DB" stats >"$TMP/cli.txt" 2>&1
+! grep -Eq 'events[^0-9]*[1-9]' "$TMP/cli.txt"
+check $? "nothing was recorded"
+
+# ---- loopback, a token: reads and writes ----
+serve local --store "$DB" --token-file "$TMP/tokens"
+events "$FIX/sendgrid/events.json" -H "$BB"
 is 200 && has '"store":\{"recorded":5,"duplicates":0,"errors":0\}\}$'
 check $? "events: the decoded records are recorded; the answer carries the store counts"
-events "$FIX/sendgrid/events.json"
+events "$FIX/sendgrid/events.json" -H "$BB"
 is 200 && has '"store":\{"recorded":0,"duplicates":5,"errors":0\}'
 check $? "events: the same post again records nothing new"
-events "$FIX/postmark/bounce-hard.json"
+events "$FIX/postmark/bounce-hard.json" -H "$BB"
 is 200 && has '"recorded":1,'
 check $? "events: a Postmark bounce recorded too"
 "$BIN" store --store "$DB" suppressed >"$TMP/cli.txt" 2>&1
@@ -133,13 +147,13 @@ req PUT /api/v1/suppressions/nobody@mail.example.net
 is 405 && hdr '^allow: GET, HEAD, DELETE'
 check $? "PUT is 405 with Allow: GET, HEAD, DELETE"
 
-req DELETE /api/v1/suppressions/nobody@mail.example.net
+req DELETE /api/v1/suppressions/nobody@mail.example.net -H "$BB"
 is 200 && has '"released":true,"was_suppressed":true,"by":"api"'
-check $? "DELETE from loopback without --token-file releases, by api"
-req DELETE /api/v1/suppressions/nobody@mail.example.net
+check $? "DELETE with an unnamed token releases, by api"
+req DELETE /api/v1/suppressions/nobody@mail.example.net -H "$BB"
 is 200 && has '"was_suppressed":false'
 check $? "DELETE again: released, it was not suppressed"
-req DELETE /api/v1/suppressions/who@nowhere.example
+req DELETE /api/v1/suppressions/who@nowhere.example -H "$BB"
 is 404
 check $? "DELETE of an unknown address is 404"
 req GET /api/v1/suppressions/nobody@mail.example.net
@@ -152,7 +166,7 @@ req GET /api/v1/suppressions
 is 403 && has '"error":"reads are open to loopback clients only'
 check $? "remote, no tokens: reads are 403"
 req DELETE /api/v1/suppressions/dave@mail.example.net
-is 403 && has '"error":"writes are taken from loopback clients only'
+is 403 && has '"error":"writes need a token'
 check $? "remote, no tokens: DELETE is 403"
 events "$FIX/postmark/bounce-soft-notext.json"
 is 403 && ! has '"results"'
@@ -211,6 +225,50 @@ req GET /api/v1/suppressions
 is 200
 check $? "loopback reads need no token"
 
+# ---- cross-site: a page of another origin in a browser here is a loopback client ----
+O=$URL
+req POST /api/v1/events -H 'Content-Type: text/plain' -H 'Origin: http://evil.example' \
+	--data-binary "@$FIX/mailgun/failed-permanent.json"
+is 403 && has 'cross-site request without a token' && ! has '"results"'
+check $? "a cross-site text/plain post of events is 403, nothing recorded"
+req GET /api/v1/suppressions -H 'Origin: http://evil.example'
+is 403 && ! hdr '^access-control-allow-origin'
+check $? "a cross-site read of the list is 403, and no CORS header lets the page see it"
+req GET /api/v1/suppressions -H 'Sec-Fetch-Site: cross-site'
+is 403
+check $? "Sec-Fetch-Site: cross-site without a token is 403 (no Origin needed)"
+req GET /api/v1/suppressions -H 'Sec-Fetch-Site: same-site'
+is 403
+check $? "Sec-Fetch-Site: same-site (another port or subdomain) is 403 too"
+req GET /api/v1/suppressions -H "Origin: $O" -H 'Sec-Fetch-Site: same-origin'
+is 200 && ! hdr '^access-control-allow-origin' && hdr '^vary: .*origin'
+check $? "the server's own origin reads; no Access-Control-Allow-Origin, Vary: Origin"
+req OPTIONS /api/v1/suppressions/x -H 'Origin: http://evil.example' -H 'Access-Control-Request-Method: DELETE'
+! hdr '^access-control-allow' && hdr '^vary: .*origin'
+check $? "a preflight from an origin not allowed gets no CORS grant"
+req GET /api/v1/suppressions -H 'Origin: http://evil.example' -H "$BA"
+is 200 && ! hdr '^access-control-allow-origin'
+check $? "a token is a credential from any origin, but the answer is not shared with that page"
+serve cors --store "$DB" --token-file "$TMP/tokens" --cors-origin http://app.example:8080
+req OPTIONS /api/v1/suppressions/x -H 'Origin: http://app.example:8080' \
+	-H 'Access-Control-Request-Method: DELETE' -H 'Access-Control-Request-Headers: authorization'
+is 204 && hdr '^access-control-allow-origin: http://app\.example:8080$' && hdr '^access-control-allow-methods: .*DELETE' &&
+	hdr '^access-control-allow-headers: .*Authorization' && hdr '^vary: .*origin'
+check $? "--cors-origin: the preflight grants the origin DELETE and Authorization, Vary: Origin"
+req GET /api/v1/suppressions -H 'Origin: http://app.example:8080' -H "$BA"
+is 200 && hdr '^access-control-allow-origin: http://app\.example:8080$' && ! hdr '^access-control-allow-origin: \*'
+check $? "--cors-origin: the origin reads with a token, named in Access-Control-Allow-Origin"
+req DELETE /api/v1/suppressions/dave@mail.example.net -H 'Origin: http://app.example:8080' -H "$BA"
+is 200 && has '"released":true'
+check $? "--cors-origin: the origin releases with a token"
+req POST /api/v1/events -H 'Content-Type: text/plain' -H 'Origin: http://app.example:8080' \
+	--data-binary "@$FIX/mailgun/failed-permanent.json"
+is 401
+check $? "--cors-origin: a post from that origin without a token is still refused"
+req GET /api/v1/codes -H 'Origin: http://evil.example'
+hdr '^access-control-allow-origin: \*'
+check $? "the public API keeps Access-Control-Allow-Origin: *"
+
 # ---- a webhook signature checked with a configured key is enough to record ----
 printf 'hook:s3cret\n' >"$TMP/postmark.auth"
 SMTPDIAG_SERVE_TEST_REMOTE=1 serve signed --store "$DB" --token-file "$TMP/tokens" \
@@ -238,8 +296,8 @@ check $? "\$SMTPDIAG_STORE is the store when --store is not given"
 # ---- PostgreSQL, when a cluster can start here ----
 PGBIN=$(pg_bindir)
 if [ -n "$PGBIN" ] && PGOPTS="-c fsync=off" pg_start; then
-	serve pg --store "$(pg_db serve)" --threads 2
-	events "$FIX/sendgrid/events.json"
+	serve pg --store "$(pg_db serve)" --threads 2 --token-file "$TMP/tokens"
+	events "$FIX/sendgrid/events.json" -H "$BB"
 	is 200 && has '"store":\{"recorded":5,'
 	check $? "PostgreSQL: events recorded"
 	cl=""
@@ -251,7 +309,7 @@ if [ -n "$PGBIN" ] && PGOPTS="-c fsync=off" pg_start; then
 	req GET '/api/v1/suppressions?limit=2'
 	[ "$(count)" -eq 2 ] && has '"next":"[a-z]'
 	check $? "PostgreSQL: paged list after concurrent readers"
-	req DELETE /api/v1/suppressions/nobody@mail.example.net
+	req DELETE /api/v1/suppressions/nobody@mail.example.net -H "$BB"
 	is 200 && has '"was_suppressed":true'
 	check $? "PostgreSQL: release"
 else
