@@ -366,6 +366,10 @@ const char *smtpdiag_taxonomy(const char *name, const smtpdiag_fact *f);
 size_t smtpdiag_reason_count(void);
 const char *smtpdiag_reason_name(size_t i);
 const char *smtpdiag_reason_meaning(const char *reason); /* NULL if unknown */
+/* What an advice word tells the sender to do, as one sentence ("retry": "Retry
+ * later: keep the message queued and retry with backoff."); NULL for a word
+ * outside the vocabulary. Static string. */
+const char *smtpdiag_advice_text(const char *advice);
 
 /* ---- serve helpers ---- */
 

@@ -21,6 +21,14 @@ static const struct {
 #undef SD_REASON
 };
 
+static const struct {
+	const char *name, *text;
+} advices[] = {
+#define SD_ADVICE(name, words) { name, words },
+#include "verdict/advice.def"
+#undef SD_ADVICE
+};
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static hs_database_t *db;
 static int db_err;
@@ -228,6 +236,14 @@ const char *smtpdiag_reason_meaning(const char *reason)
 {
 	int r = reason ? sd_reason_index(reason) : -1;
 	return r >= 0 ? reasons[r].text : NULL;
+}
+
+const char *smtpdiag_advice_text(const char *advice)
+{
+	for (size_t i = 0; advice && i < sizeof(advices) / sizeof(advices[0]); i++)
+		if (!strcmp(advices[i].name, advice))
+			return advices[i].text;
+	return NULL;
 }
 
 int smtpdiag_init(smtpdiag_error *err)
