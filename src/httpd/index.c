@@ -30,12 +30,13 @@ static irow *rows;
 static size_t nrows;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* A reason's name and meaning, for search ("userunknown the recipient mailbox does not exist"). */
+/* A reason's name and meaning, for search ("userunknown the recipient mailbox
+ * does not exist"), once per code. */
 static void reason_words(smtpdiag_buf *b, const char *reason)
 {
 	const char *m = reason && *reason ? smtpdiag_reason_meaning(reason) : NULL;
 
-	if (m)
+	if (m && !(b->len && strstr(b->data, m)))
 		smtpdiag_buf_printf(b, " %s %s", reason, m);
 }
 
