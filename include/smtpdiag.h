@@ -238,6 +238,8 @@ typedef struct smtpdiag_code_info {
 	smtpdiag_class klass;   /* of the code; NONE for X.* statuses */
 	int standard;       /* defined by an RFC / registered */
 	const char *allowed;/* statuses: allowed classes ("4", "4,5", "any"); "" for replies */
+	const char *const *aka; /* other words people use for it ("user unknown"), for search;
+				 * NULL-terminated, never NULL */
 } smtpdiag_code_info;
 
 /* Number of knowledge-base entries and the i-th one (static; never freed). */

@@ -23,7 +23,7 @@ typedef struct entry {
 	char *key, *file;
 	int line;
 	char *title, *shrt, *quickfix, *meaning, *fixer;
-	list cause, fix, paired, related, faq, ref;
+	list cause, fix, paired, related, faq, ref, aka;
 } entry;
 
 static entry ents[MAXENT];
@@ -136,6 +136,7 @@ static void entry_kv(entry *e, const char *k, const char *v, const char *file, i
 			fail(file, line, "faq needs 'question | answer'");
 		add(&e->faq, v, file, line);
 	} else if (!strcmp(k, "ref")) add(&e->ref, v, file, line);
+	else if (!strcmp(k, "aka")) add(&e->aka, v, file, line);
 	else
 		fail(file, line, "unknown key '%s'", k);
 }
@@ -316,6 +317,7 @@ static void emit_entries(FILE *o)
 		emit_list(o, "paired", i, &ents[i].paired);
 		emit_list(o, "related", i, &ents[i].related);
 		emit_list(o, "ref", i, &ents[i].ref);
+		emit_list(o, "aka", i, &ents[i].aka);
 		emit_faq(o, i, &ents[i].faq, 0);
 		emit_faq(o, i, &ents[i].faq, 1);
 	}
@@ -329,10 +331,10 @@ static void emit_entries(FILE *o)
 		emit_str(o, e->quickfix); fputs(", ", o);
 		emit_str(o, e->meaning); fputs(", ", o);
 		emit_str(o, e->fixer);
-		fprintf(o, ", cause_%d, fix_%d, paired_%d, related_%d, faqq_%d, faqa_%d, ref_%d },\n",
-			i, i, i, i, i, i, i);
+		fprintf(o, ", cause_%d, fix_%d, paired_%d, related_%d, faqq_%d, faqa_%d, ref_%d, aka_%d },\n",
+			i, i, i, i, i, i, i, i);
 	}
-	fprintf(o, "\t{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }\n};\n");
+	fprintf(o, "\t{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }\n};\n");
 	fprintf(o, "const size_t sd_kb_nentries = %d;\n\n", nents);
 }
 

@@ -1,4 +1,4 @@
-# Sourced by the serve benchmarks (not a benchmark itself).
+# Sourced by the serve benchmarks and tests/cli/serve_verdict.sh (not a benchmark itself).
 # serve_start LOG ARGS...: start "$BIN serve" on a free loopback port with ARGS,
 # its stderr in LOG; sets pid and port, or prints the log and exits.
 serve_start() {

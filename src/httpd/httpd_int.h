@@ -162,6 +162,8 @@ void index_init(void);
 void codes_json(smtpdiag_buf *b);
 /* Title of a code in the knowledge base ("4.3.1" falls back to "X.3.1"), or NULL. */
 const char *index_title(const char *code);
+/* The index row of exactly this code ("X.1.1", "550"), or NULL. */
+const smtpdiag_code_info *index_info(const char *code);
 /* A link to a code's page: <a href="/code/...">code</a>, escaped. */
 void link_code(smtpdiag_buf *b, const char *code);
 extern const char css_text[], js_text[], icon_svg[];
@@ -170,17 +172,27 @@ extern const size_t css_len, js_len, icon_len;
 /* ---- the verdict banner (verdict.c) ---- */
 typedef struct vview {
 	const char *advice;             /* advice word ("retry", "suppress-recipient", ...) */
+	const char *reason;             /* reason name; NULL, "" or "undefined": none known */
 	int retry;
+	smtpdiag_class klass;           /* of the reply or status; NONE when it has none */
+	const char *allowed;            /* a status without a class: the classes the registry
+					 * allows it ("5", "4,5", "any"); else NULL */
 	const char *const *fixers;      /* who acts, as a list */
 	const char *short_answer;       /* may be NULL */
-	const char *headline;           /* NULL: from the advice */
+	const char *headline;           /* NULL: from the fields */
 } vview;
+/* What the verdict says happened: nothing failed, a temporary or a permanent
+ * failure, or a failure of either class (a status allowed in both). */
+typedef enum { VK_OK, VK_TEMP, VK_PERM, VK_FAIL } vkind;
+vkind verdict_kind(const vview *v);
 void verdict_banner(smtpdiag_buf *b, const vview *v, const char *id);
-const char *advice_text(const char *advice);
+const char *verdict_tone(const vview *v); /* "v-retry", "v-suppress", "v-fix", "v-none" */
+const char *advice_text(const char *advice); /* the library's words, never NULL */
 int advice_suppresses(const char *advice);
-const char *advice_tone(const char *advice, int retry); /* "v-retry", "v-suppress", "v-fix", "v-none" */
-/* Who acts, in plain words joined naturally ("the sender's mail admin"). */
-void fixers_words(smtpdiag_buf *b, const char *const *fixers);
+const char *advice_tone(const char *advice, int retry); /* of an advice word alone (the summary) */
+/* Who acts, in plain words joined naturally ("the sender's mail admin");
+ * with no one named, "nobody: nothing failed" when ok, else "not known". */
+void fixers_words(smtpdiag_buf *b, const char *const *fixers, int ok);
 /* A reason's meaning with its name linked to /reasons#name. */
 void link_reason(smtpdiag_buf *b, const char *reason);
 void render_reasons(smtpdiag_buf *b);

@@ -30,17 +30,50 @@ static irow *rows;
 static size_t nrows;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* What a search looks in: the code, its title and its short answer, in lower case. */
-static void search_text(irow *r, const smtpdiag_code_info *ci)
+/* A reason's name and meaning, for search ("userunknown the recipient mailbox
+ * does not exist"), once per code. */
+static void reason_words(smtpdiag_buf *b, const char *reason)
+{
+	const char *m = reason && *reason ? smtpdiag_reason_meaning(reason) : NULL;
+
+	if (m && !(b->len && strstr(b->data, m)))
+		smtpdiag_buf_printf(b, " %s %s", reason, m);
+}
+
+/* The verdict of a code: its reason's words, and the short answer. */
+static void verdict_words(smtpdiag_buf *b, const char *code, int short_answer)
 {
 	smtpdiag_explanation *e = NULL;
 	smtpdiag_error err = { 0, "" };
-	smtpdiag_buf b = { 0 };
 
-	if (smtpdiag_explain(ci->code, strlen(ci->code), SMTPDIAG_EXPLAIN_CODE, &e, &err) < 0)
-		e = NULL;
-	smtpdiag_buf_printf(&b, "%s %s %s", ci->code, ci->title, e ? e->short_answer : "");
+	if (smtpdiag_explain(code, strlen(code), SMTPDIAG_EXPLAIN_CODE, &e, &err) < 0)
+		return;
+	if (short_answer)
+		smtpdiag_buf_printf(b, " %s", e->short_answer);
+	reason_words(b, e->reason);
 	smtpdiag_explanation_free(e);
+}
+
+/* What a search looks in, in lower case: the code, its title, the other words
+ * people use for it (the entry's aka), its short answer, and the reason of its
+ * verdict; a status without a class ("X.1.1") also the reasons it has in the
+ * classes the registry allows it ("5.1.1": userunknown). */
+static void search_text(irow *r, const smtpdiag_code_info *ci)
+{
+	smtpdiag_buf b = { 0 };
+	const char *a = ci->allowed;
+
+	smtpdiag_buf_printf(&b, "%s %s", ci->code, ci->title);
+	for (size_t i = 0; ci->aka && ci->aka[i]; i++)
+		smtpdiag_buf_printf(&b, " %s", ci->aka[i]);
+	verdict_words(&b, ci->code, 1);
+	for (const char *c = "45"; ci->code[0] == 'X' && *c; c++) {
+		char q[16];
+		if (!strchr(a, *c) && strcmp(a, "any"))
+			continue;
+		snprintf(q, sizeof(q), "%c%s", *c, ci->code + 1);
+		verdict_words(&b, q, 0);
+	}
 	for (size_t i = 0; i < b.len; i++)
 		b.data[i] = (char)((b.data[i] >= 'A' && b.data[i] <= 'Z') ? b.data[i] + 32 : b.data[i]);
 	r->search = b.oom || !b.data ? (smtpdiag_buf_free(&b), (char *)"") : b.data;
@@ -101,14 +134,22 @@ void index_init(void)
 	pthread_once(&once, build);
 }
 
-const char *index_title(const char *code)
+const smtpdiag_code_info *index_info(const char *code)
 {
-	char x[16];
-
 	index_init();
 	for (size_t i = 0; i < nrows; i++)
 		if (!strcmp(rows[i].ci->code, code))
-			return rows[i].ci->title;
+			return rows[i].ci;
+	return NULL;
+}
+
+const char *index_title(const char *code)
+{
+	const smtpdiag_code_info *ci = index_info(code);
+	char x[16];
+
+	if (ci)
+		return ci->title;
 	if (strlen(code) < sizeof(x) && (code[0] == '2' || code[0] == '4' || code[0] == '5') && code[1] == '.') {
 		snprintf(x, sizeof(x), "X%s", code + 1);
 		return index_title(x);

@@ -111,10 +111,25 @@ static void code_notes(smtpdiag_buf *b, const smtpdiag_explanation *e)
 	}
 }
 
-static void code_head(smtpdiag_buf *b, const smtpdiag_explanation *e, const char *code)
+/* The verdict of an explanation, for its banner; a status alone ("X.1.1") with
+ * the classes the registry allows it. */
+static vview explanation_view(const smtpdiag_explanation *e)
 {
-	vview v = { e->advice, e->retry, e->fixers, e->short_answer, NULL };
+	const smtpdiag_code_info *ci = NULL;
+	vview v = { e->advice, e->reason, e->retry, e->klass, NULL, e->fixers, e->short_answer, NULL };
+	char x[CODE_MAX_Q + 1];
 
+	if (!e->replycode && (e->status[0] == 'X' || e->status[0] == 'x') && strlen(e->status) < sizeof(x)) {
+		memcpy(x, e->status, strlen(e->status) + 1);
+		x[0] = 'X'; /* "x.1.1" as the index writes it */
+		ci = index_info(x);
+	}
+	v.allowed = ci ? ci->allowed : NULL;
+	return v;
+}
+
+static void code_head(smtpdiag_buf *b, const smtpdiag_explanation *e, const char *code, const vview *v)
+{
 	hb_puts(b, "<p class=\"crumbs\"><a href=\"/\">All codes</a> &rsaquo; ");
 	hb_puts(b, e->replycode && e->status[0] ? "Reply code and enhanced status" : e->replycode ? "Reply code" : "Enhanced status code");
 	hb_puts(b, "</p>\n<h1><span class=\"code\">");
@@ -122,16 +137,16 @@ static void code_head(smtpdiag_buf *b, const smtpdiag_explanation *e, const char
 	hb_puts(b, "</span> ");
 	hb_htmls(b, e->title);
 	hb_puts(b, "</h1>\n");
-	verdict_banner(b, &v, "verdict");
+	verdict_banner(b, v, "verdict");
 	code_notes(b, e);
 }
 
-static void code_body(smtpdiag_buf *b, const smtpdiag_explanation *e)
+static void code_body(smtpdiag_buf *b, const smtpdiag_explanation *e, const vview *v)
 {
 	hb_puts(b, "<section id=\"quick-fix\"><h2>Quick fix</h2>\n");
 	para(b, e->quick_fix);
 	smtpdiag_buf_printf(b, "</section>\n<section id=\"retry\" class=\"box %s\"><h2>Retry verdict</h2>\n"
-		     "<p class=\"verdict-line\">", advice_tone(e->advice, e->retry));
+		     "<p class=\"verdict-line\">", verdict_tone(v));
 	hb_htmls(b, verdict_line(e));
 	hb_puts(b, "</p>\n");
 	para(b, e->retry_advice);
@@ -149,7 +164,7 @@ static void code_body(smtpdiag_buf *b, const smtpdiag_explanation *e)
 	if (has(e->fixes))
 		items(b, "ol", e->fixes);
 	hb_puts(b, "<p><strong>Who must act:</strong> ");
-	fixers_words(b, e->fixers);
+	fixers_words(b, e->fixers, verdict_kind(v) == VK_OK);
 	hb_puts(b, ".</p>\n</section>\n");
 }
 
@@ -201,6 +216,7 @@ enum MHD_Result page_code(hreq *r)
 	hbody *h;
 	char key[CODE_MAX_Q + 8], code[64], title[160];
 	int hit, rc;
+	vview v;
 
 	if (!*q)
 		return reply_error(r, 404, "Give a code in the path: /code/431, /code/4.3.1 or /code/552-4.3.1.");
@@ -216,10 +232,11 @@ enum MHD_Result page_code(hreq *r)
 		return reply_error(r, rc == SMTPDIAG_ENOMEM ? 503 : 404, msg);
 	}
 	code_of(e, code, sizeof(code));
+	v = explanation_view(e);
 	snprintf(title, sizeof(title), "SMTP %s: %s", code, e->title);
 	page_begin(&b, title, NULL);
-	code_head(&b, e, code);
-	code_body(&b, e);
+	code_head(&b, e, code, &v);
+	code_body(&b, e, &v);
 	code_tail(&b, e, code);
 	page_end(&b);
 	smtpdiag_explanation_free(e);
@@ -262,6 +279,17 @@ static const char *fact_headline(const smtpdiag_fact *f)
 	if (!strcmp(f->reason, "feedback"))
 		return "A complaint (feedback report), not a bounce: stop sending to this address.";
 	return NULL;
+}
+
+/* The class of a fact: its status's, else its reply code's, else a delay's. */
+static smtpdiag_class fact_class(const smtpdiag_fact *f)
+{
+	char c = f->deliverystatus[0] ? f->deliverystatus[0] : f->replycode[0];
+
+	if (!c && !strcmp(f->action, "delayed"))
+		c = '4';
+	return c == '2' ? SMTPDIAG_CLASS_SUCCESS : c == '3' ? SMTPDIAG_CLASS_INTERMEDIATE
+	       : c == '4' ? SMTPDIAG_CLASS_TRANSIENT : c == '5' ? SMTPDIAG_CLASS_PERMANENT : SMTPDIAG_CLASS_NONE;
 }
 
 static const char *action_words(const smtpdiag_fact *f)
@@ -355,7 +383,7 @@ static void dd_issues(smtpdiag_buf *b, unsigned issues)
 
 static void card_open(smtpdiag_buf *b, const char *title, const vview *v)
 {
-	smtpdiag_buf_printf(b, "<article class=\"card %s\"><h3>", advice_tone(v->advice, v->retry));
+	smtpdiag_buf_printf(b, "<article class=\"card %s\"><h3>", verdict_tone(v));
 	hb_htmls(b, title);
 	hb_puts(b, "</h3>\n");
 	verdict_banner(b, v, NULL);
@@ -378,7 +406,7 @@ static void fact_card(smtpdiag_buf *b, const smtpdiag_fact *f)
 	char q[48];
 	smtpdiag_explanation *e = NULL;
 	smtpdiag_error err = { 0, "" };
-	vview v = { f->advice, f->retry, f->fixer, NULL, fact_headline(f) };
+	vview v = { f->advice, f->reason, f->retry, fact_class(f), NULL, f->fixer, NULL, fact_headline(f) };
 
 	snprintf(q, sizeof(q), "%s%s%s", f->replycode, f->replycode[0] && f->deliverystatus[0] ? " " : "",
 		 f->deliverystatus);
@@ -447,7 +475,7 @@ static void explain_card(smtpdiag_buf *b, const char *text, size_t len)
 		return;
 	}
 	code_of(e, code, sizeof(code));
-	vview v = { e->advice, e->retry, e->fixers, e->short_answer, NULL };
+	vview v = explanation_view(e);
 	card_open(b, e->recipient[0] ? e->recipient : code, &v);
 	dd_text(b, "What happened", e->klass == SMTPDIAG_CLASS_PERMANENT ? "The server refused for good (a 5xx reply)."
 			: e->klass == SMTPDIAG_CLASS_TRANSIENT ? "The server refused for now (a 4xx reply)." : NULL);

@@ -3,37 +3,22 @@
 // format parser. No browser: plain fetch against a server on a loopback port.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { startServer, stopServer } from './server.mjs';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const buildDir = resolve(root, process.env.BUILD_DIR || 'build');
 let server, base;
 
 before(async () => {
-	base = await new Promise((ok, fail) => {
-		server = spawn(join(buildDir, 'smtpdiag'), ['serve', '--listen', '127.0.0.1:0', '--quiet'],
-			{ stdio: ['ignore', 'ignore', 'pipe'] });
-		let err = '';
-		const timer = setTimeout(() => fail(new Error('server did not start: ' + err)), 10000);
-		server.stderr.on('data', (d) => {
-			err += d;
-			const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(err);
-			if (m) { clearTimeout(timer); ok(m[1]); }
-		});
-		server.on('exit', (code) => fail(new Error(`server exited (${code}): ${err}`)));
-	});
+	({ proc: server, base } = await startServer(buildDir));
 });
 
-after(() => {
-	if (!server) return;
-	server.removeAllListeners('exit');
-	server.kill('SIGTERM');
-});
+after(() => stopServer(server));
 
 test('GET /api/v1/openapi.json is valid OpenAPI 3.1', async () => {
 	const resp = await fetch(base + '/api/v1/openapi.json');

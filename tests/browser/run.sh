@@ -30,5 +30,5 @@ if [ ! -x "$ROOT/$BUILD/smtpdiag" ]; then
 fi
 
 cd "$ROOT"
-BUILD_DIR="$ROOT/$BUILD" timeout 300 node --test --test-reporter=tap "$HERE/serve.test.mjs" "$HERE/api.test.mjs" "$HERE/cross.test.mjs"
+BUILD_DIR="$ROOT/$BUILD" timeout 300 node --test --test-reporter=tap "$HERE/serve.test.mjs" "$HERE/api.test.mjs" "$HERE/cross.test.mjs" "$HERE/verdict.test.mjs"
 echo "screenshots: $BUILD/screenshots/"

@@ -4,12 +4,10 @@
 // verdict; at desktop and phone widths. Screenshots go to $BUILD_DIR/screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launch, startServer, stopServer } from './server.mjs';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const buildDir = resolve(root, process.env.BUILD_DIR || 'build');
@@ -21,25 +19,6 @@ const phone = { width: 390, height: 844 };
 let server, base, context, profile, small, smallBase;
 const mbox = readFileSync(join(root, 'samples/two-bounces.mbox'), 'utf8');
 const problems = []; // console errors, CSP violations, failed requests, dialogs
-
-function startServer(extra = []) {
-	return new Promise((ok, fail) => {
-		const proc = spawn(join(buildDir, 'smtpdiag'), ['serve', '--listen', '127.0.0.1:0', '--quiet', ...extra],
-			{ stdio: ['ignore', 'ignore', 'pipe'] });
-		if (extra.length) small = proc; else server = proc;
-		let err = '';
-		const timer = setTimeout(() => fail(new Error('server did not start: ' + err)), 10000);
-		proc.stderr.on('data', (d) => {
-			err += d;
-			const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(err);
-			if (m) {
-				clearTimeout(timer);
-				ok(m[1]);
-			}
-		});
-		proc.on('exit', (code) => fail(new Error(`server exited (${code}): ${err}`)));
-	});
-}
 
 async function newPage(viewport) {
 	const page = await context.newPage();
@@ -63,24 +42,14 @@ async function assertFits(page) {
 
 before(async () => {
 	mkdirSync(shots, { recursive: true });
-	base = await startServer();
-	smallBase = await startServer(['--max-body', '64K']);
-	profile = mkdtempSync(join(tmpdir(), 'smtpdiag-chromium-'));
-	context = await chromium.launchPersistentContext(profile, {
-		executablePath: '/usr/bin/chromium',
-		headless: true,
-		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-			'--disable-background-networking', '--disable-component-update', '--disable-sync'],
-	});
+	({ proc: server, base } = await startServer(buildDir));
+	({ proc: small, base: smallBase } = await startServer(buildDir, ['--max-body', '64K']));
+	({ context, profile } = await launch());
 });
 
 after(async () => {
 	if (context) await context.close();
-	for (const p of [server, small]) {
-		if (!p) continue;
-		p.removeAllListeners('exit');
-		p.kill('SIGTERM');
-	}
+	for (const p of [server, small]) stopServer(p);
 	if (profile) rmSync(profile, { recursive: true, force: true });
 });
 

@@ -57,6 +57,12 @@ static void test_vocabulary(void **state)
 	assert_int_equal(sd_reason_from_status("9.9.9"), -1);
 	assert_true(sd_reason_hard(SD_R_userunknown));
 	assert_false(sd_reason_hard(SD_R_mailboxfull));
+	/* every reason's default advice has words; a word outside the vocabulary has none */
+	for (int r = 0; r < SD_R_COUNT; r++)
+		assert_non_null(smtpdiag_advice_words(sd_reason_advice(r)));
+	assert_string_equal(smtpdiag_advice_words("suppress-recipient"), "Remove the address from your lists: it cannot receive mail.");
+	assert_null(smtpdiag_advice_words("remove-recipient"));
+	assert_null(smtpdiag_advice_words(NULL));
 }
 
 int main(void)

@@ -145,9 +145,15 @@ static void test_entries_well_formed(void **state)
 			assert_true(strcmp(sd_kb_entries[i - 1].key, e->key) < 0); /* sorted for bsearch */
 	}
 	assert_true(smtpdiag_code_count() == sd_kb_nentries);
-	for (size_t i = 0; i < smtpdiag_code_count(); i++)
+	for (size_t i = 0; i < smtpdiag_code_count(); i++) {
 		assert_non_null(smtpdiag_code_at(i)->title);
+		assert_non_null(smtpdiag_code_at(i)->aka);
+	}
 	assert_null(smtpdiag_code_at(smtpdiag_code_count()));
+	/* the other words people use for a code (aka) reach the index */
+	for (size_t i = 0; i < smtpdiag_code_count(); i++)
+		if (!strcmp(smtpdiag_code_at(i)->code, "X.1.1"))
+			assert_string_equal(smtpdiag_code_at(i)->aka[0], "user unknown");
 }
 
 int main(void)

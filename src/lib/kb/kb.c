@@ -65,6 +65,7 @@ static void index_row(const sd_kb_entry *e, smtpdiag_code_info *r)
 	r->code = k;
 	r->title = e->title;
 	r->allowed = "";
+	r->aka = e->aka;
 	if (k[0] == 'X') {
 		int sub = 0, det = 0;
 		size_t i = 2;

@@ -15,6 +15,7 @@ typedef struct sd_kb_entry {
 	const char *const *faq_q;
 	const char *const *faq_a;
 	const char *const *refs;
+	const char *const *aka; /* other words people use for it ("user unknown"), for search */
 } sd_kb_entry;
 
 /* A reply code from reply-codes.tsv (rows merged per code). */
