@@ -580,6 +580,19 @@ int smtpdiag_store_open(const char *url, const smtpdiag_policy *pol, smtpdiag_st
 			smtpdiag_error *err);
 void smtpdiag_store_close(smtpdiag_store *s);
 
+/* How smtpdiag_store_open_with() opens a store. */
+typedef struct smtpdiag_store_options {
+	int read_only;    /* 1: for reading only: nothing is created or migrated and writes
+			   * fail; an SQLite file is opened mode=ro, and immutable when its
+			   * directory is not writable (docs/store.md, "Read-only stores") */
+	unsigned wait_ms; /* how long a statement waits for another writer's lock before
+			   * SMTPDIAG_ESTORE; 0: SQLite SMTPDIAG_STORE_WAIT_MS, PostgreSQL no limit */
+} smtpdiag_store_options;
+#define SMTPDIAG_STORE_WAIT_MS 60000
+/* smtpdiag_store_open() with options (NULL: the defaults, as smtpdiag_store_open). */
+int smtpdiag_store_open_with(const char *url, const smtpdiag_policy *pol,
+			     const smtpdiag_store_options *o, smtpdiag_store **out, smtpdiag_error *err);
+
 /* Add one verdict: a JSON object of decode's or scan's output (one line,
  * without its line end), a decode fact, or a scan record. Each call counts one
  * record read. A record that is no verdict (bad JSON, no recipient, a field

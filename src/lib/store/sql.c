@@ -105,6 +105,20 @@ static int got_version(void *ctx, const char *const *col, int ncol)
 	return 0;
 }
 
+int st_schema_version(smtpdiag_store *s, long *v, smtpdiag_error *err)
+{
+	int rc;
+
+	*v = -1;
+	rc = s->be->query(s, "SELECT max(version) FROM schema_version", NULL, 0, got_version, v, NULL, err);
+	if (rc < 0)
+		return rc;
+	if (*v > ST_SCHEMA_VERSION)
+		return st_err(err, SMTPDIAG_ESTORE, "the store's schema is version %ld, newer than this "
+			      "smtpdiag's (%d)", *v, ST_SCHEMA_VERSION);
+	return 0;
+}
+
 int st_migrate(smtpdiag_store *s, smtpdiag_error *err)
 {
 	long v = -1;
@@ -114,12 +128,8 @@ int st_migrate(smtpdiag_store *s, smtpdiag_error *err)
 	for (int i = 0; st_schema[i]; i++)
 		if ((rc = s->be->query(s, st_schema[i], NULL, 0, NULL, NULL, NULL, err)) < 0)
 			return rc;
-	rc = s->be->query(s, "SELECT max(version) FROM schema_version", NULL, 0, got_version, &v, NULL, err);
-	if (rc < 0)
+	if ((rc = st_schema_version(s, &v, err)) < 0)
 		return rc;
-	if (v > ST_SCHEMA_VERSION)
-		return st_err(err, SMTPDIAG_ESTORE, "the store's schema is version %ld, newer than this "
-			      "smtpdiag's (%d)", v, ST_SCHEMA_VERSION);
 	if (v == ST_SCHEMA_VERSION)
 		return 0;
 	/* version 1 is the first: nothing to migrate from yet */

@@ -97,6 +97,7 @@ struct smtpdiag_store {
 	const st_backend *be;
 	void *impl;
 	smtpdiag_policy pol;
+	smtpdiag_store_options opt;
 	smtpdiag_store_counts c;
 	uint64_t batch;      /* records added to the open batch */
 	char *scratch;       /* st_rec_json's, for the longest line so far */
@@ -115,6 +116,9 @@ extern const char st_addr_upsert_tail[];
 int st_err(smtpdiag_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Run the schema statements and record the version (inside the caller's transaction). */
 int st_migrate(smtpdiag_store *s, smtpdiag_error *err);
+/* The schema's version into *v (-1: none recorded); SMTPDIAG_ESTORE when it is newer
+ * than this library's. The schema_version table must exist. */
+int st_schema_version(smtpdiag_store *s, long *v, smtpdiag_error *err);
 
 /* query.c: every address matching where (SQL after WHERE), judged at now, to fn. */
 int st_each_address(smtpdiag_store *s, const char *where, const st_val *p, int np, int64_t now,
