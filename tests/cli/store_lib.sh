@@ -108,3 +108,25 @@ store_kill_checks() {
 		echo "not ok $n - $name: rerun after kill: $(cat "$TMP/rerun")"; fi
 	same_state "$name: after the rerun the state is that of one clean run" "$url" "$whole"
 }
+
+# store_bytes_checks NAME URL1 URL2: bytes that are not UTF-8 (Latin-1) in a
+# log line and in a bounce are recorded with the rest of their batch (as U+FFFD;
+# an address keyed by U+FFFD and the byte's two hex digits, so cafe and cafe
+# with another accent stay two), found again by the raw address, and a rerun
+# finds only duplicates.
+store_bytes_checks() {
+	name=$1
+	expect_exit 0 "$name: scan --store of lines with Latin-1 bytes" -- "$BIN" scan --store "$2" tests/fixtures/store/latin1.log
+	expect_err '^read 3 = recorded 3 \+ duplicates 0 \+ errors 0$' "$name: ... records every line of the batch"
+	expect_exit 0 "$name: scan --store again" -- "$BIN" scan --store "$2" tests/fixtures/store/latin1.log
+	expect_err '^read 3 = recorded 0 \+ duplicates 3 \+ errors 0$' "$name: ... finds them all recorded"
+	expect_exit 0 "$name: suppressed" -- "$BIN" store --store "$2" suppressed --format json
+	expect_out "\"address\":\"caf$(printf '\357\277\275')e9@example.org\"" "$name: the address is keyed by U+FFFD and the byte's hex digits"
+	expect_exit 0 "$name: show by the raw address" -- "$BIN" store --store "$2" show "$(printf 'caf\351@example.org')" --format json
+	expect_out "\"diagnosticcode\":\"550 5.1.1 Benutzer unbekannt: M$(printf '\357\277\275')ller\"" "$name: ... the reply's Latin-1 byte is U+FFFD"
+	expect_exit 0 "$name: show of the other accent" -- "$BIN" store --store "$2" show "$(printf 'caf\350@example.org')"
+	expect_out '^events +1' "$name: ... is another address"
+	expect_exit 0 "$name: decode --store of a bounce with Latin-1 bytes" -- "$BIN" decode --store "$3" tests/fixtures/store/latin1.eml
+	expect_err '^read 1 = recorded 1 \+ duplicates 0 \+ errors 0$' "$name: ... records it"
+}
+

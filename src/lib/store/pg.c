@@ -120,7 +120,11 @@ static int setup(smtpdiag_store *s, smtpdiag_error *err)
 	st_val lock = { NULL, PG_SCHEMA_LOCK };
 	int rc;
 
+	st_val wait = { NULL, s->opt.wait_ms };
+
 	if ((rc = run(g, "SET client_min_messages = warning", NULL, 0, NULL, NULL, err)) < 0 ||
+	    (s->opt.wait_ms && (rc = run(g, "SELECT set_config('lock_timeout', $1, false)", &wait, 1,
+					 NULL, NULL, err)) < 0) ||
 	    (rc = pg_begin(s, err)) < 0)
 		return rc;
 	rc = run(g, "SELECT pg_advisory_xact_lock($1)", &lock, 1, NULL, NULL, err);

@@ -9,6 +9,7 @@
 #define ST_MAX_FIELD 1024    /* bytes of one text field of a record (more: SMTPDIAG_ELIMIT) */
 #define ST_MAX_DIAG 1000     /* bytes of diagnosticcode kept (cut at a UTF-8 boundary) */
 #define ST_KEY_MAX 160       /* bytes of a record's key */
+#define ST_FIX_MAX 16384     /* bytes of a record's fields rewritten as valid UTF-8 (more: SMTPDIAG_ELIMIT) */
 #define ST_SQL_MAX 8192      /* bytes of one statement after rewriting for a backend */
 #define ST_MAX_PARAMS 16     /* bound parameters of one query */
 #define ST_NO_TIME_MIN INT64_C(9000000000000000000) /* "no such event" for a minimum */
@@ -37,6 +38,7 @@ typedef struct st_rec {
 	const char *addresser, *senderdomain, *reason, *status, *replycode, *action;
 	const char *advice, *origin, *ip;
 	char diag[ST_MAX_DIAG + 1];
+	char fixed[ST_FIX_MAX];       /* the fields that were not valid UTF-8, rewritten */
 	int64_t ts;
 	int hardbounce, retry;
 	char kind;                    /* enum st_kind */
@@ -67,6 +69,14 @@ void st_rec_release(void *hold);
 int st_rec_fact(st_rec *r, const smtpdiag_fact *f, smtpdiag_error *err);
 int st_rec_logrec(st_rec *r, const smtpdiag_logrec *l, smtpdiag_error *err);
 const char *st_kind_name(char kind);
+/* An address as the store keys it: ASCII lowercased, and each byte that is not
+ * valid UTF-8 written as U+FFFD and its two hex digits ("caf\xe9" -> "caf\uFFFDE9"),
+ * so every text reaching the database is UTF-8 and two addresses stay two.
+ * 0, or -1 when it does not fit in cap. */
+int st_address(char *out, size_t cap, const char *in);
+/* in as valid UTF-8 (each invalid byte U+FFFD, as the JSON writer does), cut at
+ * a character boundary to fit in cap. */
+void st_utf8(char *out, size_t cap, const char *in);
 
 /* A query parameter: text, or an integer when s is NULL. */
 typedef struct st_val {
