@@ -92,6 +92,7 @@ expect_same "scan --store records what scan | store ingest does" "$TMP/a" "$TMP/
 
 # ---- bytes that are not UTF-8 ----
 store_bytes_checks sqlite "sqlite:$TMP/latin1.db" "sqlite:$TMP/latin1-d.db"
+store_tie_checks sqlite "sqlite:$TMP/tie1.db" "sqlite:$TMP/tie2.db" "sqlite:$TMP/tie3.db"
 
 # ---- writers at once, and a run killed midway ----
 sh tools/gen-verdicts.sh 40000 6000 7 >"$TMP/gen.jsonl"

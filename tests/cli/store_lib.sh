@@ -130,3 +130,40 @@ store_bytes_checks() {
 	expect_err '^read 1 = recorded 1 \+ duplicates 0 \+ errors 0$' "$name: ... records it"
 }
 
+
+# store_tie_checks NAME URL1 URL2: two records with one key (the same token; or
+# no token and the same addresser, recipient, time and status) but different
+# reasons, ingested in both orders into two fresh stores, leave the same state
+# and history.
+store_tie_checks() {
+	name=$1
+	printf '%s\n' \
+		'{"action":"failed","recipient":"tie@mail.example","timestamp":1700000000,"deliverystatus":"5.1.1","reason":"userunknown","hardbounce":true,"retry":false,"advice":"suppress-recipient","token":"tie1"}' \
+		'{"action":"failed","recipient":"tie2@mail.example","addresser":"a@shop.example","timestamp":1700000500,"deliverystatus":"4.2.2","reason":"mailboxfull","hardbounce":false,"retry":true,"advice":"retry"}' \
+		>"$TMP/tie-a.jsonl"
+	printf '%s\n' \
+		'{"action":"delayed","recipient":"tie@mail.example","timestamp":1700000000,"deliverystatus":"4.4.1","reason":"networkerror","hardbounce":false,"retry":true,"advice":"retry","token":"tie1"}' \
+		'{"action":"failed","recipient":"tie2@mail.example","addresser":"a@shop.example","timestamp":1700000500,"deliverystatus":"4.2.2","reason":"systemfull","hardbounce":true,"retry":false,"advice":"suppress-recipient"}' \
+		>"$TMP/tie-b.jsonl"
+	cat "$TMP/tie-a.jsonl" "$TMP/tie-b.jsonl" >"$TMP/tie-ab.jsonl"
+	cat "$TMP/tie-b.jsonl" "$TMP/tie-a.jsonl" >"$TMP/tie-ba.jsonl"
+	# in one batch, and in two batches (the second meets the stored record)
+	"$BIN" store --store "$2" ingest "$TMP/tie-ab.jsonl" >/dev/null 2>&1
+	"$BIN" store --store "$3" ingest "$TMP/tie-b.jsonl" >/dev/null 2>&1
+	"$BIN" store --store "$3" ingest "$TMP/tie-a.jsonl" >/dev/null 2>&1
+	for a in tie tie2; do
+		"$BIN" store --store "$2" show "$a@mail.example" --format json >"$TMP/t1" 2>&1
+		"$BIN" store --store "$3" show "$a@mail.example" --format json >"$TMP/t2" 2>&1
+		expect_same "$name: two records of one key ($a), in either order: the same state and history" "$TMP/t1" "$TMP/t2"
+	done
+	"$BIN" store --store "$2" suppressed --format json >"$TMP/t1" 2>&1
+	"$BIN" store --store "$3" suppressed --format json >"$TMP/t2" 2>&1
+	expect_same "$name: ... and the same suppressed addresses" "$TMP/t1" "$TMP/t2"
+	"$BIN" store --store "$2" stats >"$TMP/t1" 2>&1
+	"$BIN" store --store "$3" stats >"$TMP/t2" 2>&1
+	expect_same "$name: ... and the same stats" "$TMP/t1" "$TMP/t2"
+	"$BIN" store --store "$4" ingest "$TMP/tie-ba.jsonl" >/dev/null 2>&1
+	"$BIN" store --store "$2" suppressed --format json >"$TMP/t1" 2>&1
+	"$BIN" store --store "$4" suppressed --format json >"$TMP/t2" 2>&1
+	expect_same "$name: ... also when both orders come in one batch" "$TMP/t1" "$TMP/t2"
+}

@@ -24,6 +24,7 @@
 typedef struct sq {
 	sqlite3 *db;
 	sqlite3_stmt *ins, *ups, *soft, *get;
+	sqlite3_stmt *beats, *take; /* the tie rule: does a record beat the one kept; keep it */
 	int in_tx;
 	uint64_t recorded;
 } sq;
@@ -33,7 +34,7 @@ static int sq_fail(sq *q, smtpdiag_error *err, const char *what)
 	return st_err(err, SMTPDIAG_ESTORE, "sqlite: %s: %s", what, sqlite3_errmsg(q->db));
 }
 
-/* $N -> ?N, LEAST( -> min(, GREATEST( -> max( */
+/* $N -> ?N, LEAST( -> min(, GREATEST( -> max(, COLLATE "C" dropped (BINARY is bytewise) */
 static int rewrite(const char *in, char *out, size_t cap)
 {
 	size_t o = 0;
@@ -47,6 +48,8 @@ static int rewrite(const char *in, char *out, size_t cap)
 			w = "min(", skip = 5;
 		else if (!strncmp(p, "GREATEST(", 9))
 			w = "max(", skip = 8;
+		else if (!strncmp(p, ST_C, sizeof(ST_C) - 1))
+			w = "", skip = sizeof(ST_C) - 2;
 		if (w) {
 			size_t n = strlen(w);
 			if (o + n >= cap)
@@ -148,6 +151,12 @@ static int prepare_all(smtpdiag_store *s, smtpdiag_error *err)
 		 " $26, $27, $28, $29, $30)%s", st_addr_cols,
 		 st_addr_upsert_tail);
 	if ((rc = prepare(q, ins, &q->ins, err)) < 0 || (rc = prepare(q, ups, &q->ups, err)) < 0 ||
+	    (rc = prepare(q, "SELECT recipient FROM events WHERE key = $1 AND " ST_TIE("") " > "
+			  ST_TIE_PARAMS, &q->beats, err)) < 0 ||
+	    (rc = prepare(q, "UPDATE events SET recipient = $2, domain = $3, kind = $4, ts = $5, reason = $6,"
+			  " status = $7, replycode = $8, action = $9, hardbounce = $10, retry = $11, advice = $12,"
+			  " addresser = $13, senderdomain = $14, ip = $15, origin = $16, diag = $17 WHERE key = $1",
+			  &q->take, err)) < 0 ||
 	    (rc = prepare(q, "SELECT soft_count, last_delivery FROM addresses WHERE address = $1",
 			  &q->get, err)) < 0)
 		return rc;
@@ -330,6 +339,8 @@ static void sq_close(smtpdiag_store *s)
 	sqlite3_finalize(q->ups);
 	sqlite3_finalize(q->soft);
 	sqlite3_finalize(q->get);
+	sqlite3_finalize(q->beats);
+	sqlite3_finalize(q->take);
 	sqlite3_close(q->db);
 	free(q);
 	s->impl = NULL;
@@ -434,6 +445,26 @@ static int add_addr(smtpdiag_store *s, const st_rec *r, smtpdiag_error *err)
 	return soft >= s->pol.soft_limit ? soft_window(s, r, ld, err) : 0;
 }
 
+/* r's key is kept already: r takes its place when it is smaller under the tie
+ * rule, and the addresses of both are computed again from their events. */
+static int tie(smtpdiag_store *s, const st_rec *r, smtpdiag_error *err)
+{
+	sq *q = s->impl;
+	char was[ST_MAX_FIELD];
+	int rc;
+
+	bind_event(q->beats, r);
+	if ((rc = sqlite3_step(q->beats)) == SQLITE_ROW)
+		snprintf(was, sizeof(was), "%s", (const char *)sqlite3_column_text(q->beats, 0));
+	sqlite3_reset(q->beats);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : sq_fail(q, err, "tie");
+	bind_event(q->take, r);
+	if ((rc = step_done(q, q->take, err)) < 0 || (was[0] && (rc = st_rebuild(s, was, NULL, err)) < 0))
+		return rc;
+	return r->recipient[0] && strcmp(was, r->recipient) ? st_rebuild(s, r->recipient, NULL, err) : 0;
+}
+
 static int sq_add(smtpdiag_store *s, const st_rec *r, smtpdiag_error *err)
 {
 	sq *q = s->impl;
@@ -449,7 +480,7 @@ static int sq_add(smtpdiag_store *s, const st_rec *r, smtpdiag_error *err)
 	if ((rc = step_done(q, q->ins, err)) < 0)
 		return rc;
 	if (sqlite3_changes(q->db) == 0)
-		return 0; /* seen before */
+		return tie(s, r, err); /* seen before: a duplicate, or the one to keep */
 	q->recorded++;
 	return r->recipient[0] ? add_addr(s, r, err) : 0;
 }

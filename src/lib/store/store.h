@@ -123,6 +123,22 @@ extern const char st_addr_cols[];    /* 30 columns an address upsert gives */
 extern const char st_addr_upsert_tail[];
 #define ST_EVENT_NCOLS 17
 #define ST_ADDR_NCOLS 30
+/* The tie rule: of two records with one key, the store keeps the smaller by
+ * these columns, in this order, text compared bytewise (docs/store.md). t is
+ * "" or a table name and a dot; SQLite drops the COLLATE (its own is bytewise). */
+#define ST_C " COLLATE \"C\""
+#define ST_TIE(t) "(" t "ts, " t "recipient" ST_C ", " t "kind" ST_C ", " t "reason" ST_C ", " \
+	t "status" ST_C ", " t "replycode" ST_C ", " t "action" ST_C ", " t "hardbounce, " t "retry, " \
+	t "advice" ST_C ", " t "addresser" ST_C ", " t "senderdomain" ST_C ", " t "ip" ST_C ", " \
+	t "origin" ST_C ", " t "diag" ST_C ")"
+/* The same of a record bound as st_event_cols ($1 key .. $17 diag). */
+#define ST_TIE_PARAMS "($5, $2" ST_C ", $4" ST_C ", $6" ST_C ", $7" ST_C ", $8" ST_C ", $9" ST_C \
+	", $10, $11, $12" ST_C ", $13" ST_C ", $14" ST_C ", $15" ST_C ", $16" ST_C ", $17" ST_C ")"
+/* Every column of an address from its events again (a record replaced under
+ * the tie rule moved or changed what it counted), keeping its release;
+ * deleted when no event is left. lock, when not NULL, is run after the row is
+ * made and before it is computed ($1 the address). */
+int st_rebuild(smtpdiag_store *s, const char *address, const char *lock, smtpdiag_error *err);
 int st_err(smtpdiag_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Run the schema statements and record the version (inside the caller's transaction). */
 int st_migrate(smtpdiag_store *s, smtpdiag_error *err);
