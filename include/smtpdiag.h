@@ -538,7 +538,10 @@ int smtpdiag_summary_json(const smtpdiag_summary *s, smtpdiag_buf *out);
  * WAL, safe for several processes on one machine) or "postgresql://..." /
  * "postgres://..." (libpq; many writers). The schema is created or migrated
  * on first use. A record's key is its token, else a hash of addresser,
- * recipient, timestamp and status: adding a record twice changes nothing.
+ * recipient, timestamp and status: adding a record twice changes nothing; of
+ * two records with one key the smaller under a tie rule is kept, in any order
+ * (docs/store.md). Every text is stored as UTF-8 (bytes that are not: U+FFFD;
+ * in the recipient, U+FFFD and the byte's two hex digits).
  * Records are written in batches of SMTPDIAG_STORE_BATCH, one transaction each.
  * A store is not thread-safe: use one per thread (or process). */
 
