@@ -546,7 +546,10 @@ int smtpdiag_summary_json(const smtpdiag_summary *s, smtpdiag_buf *out);
  * WAL, safe for several processes on one machine) or "postgresql://..." /
  * "postgres://..." (libpq; many writers). The schema is created or migrated
  * on first use. A record's key is its token, else a hash of addresser,
- * recipient, timestamp and status: adding a record twice changes nothing.
+ * recipient, timestamp and status: adding a record twice changes nothing; of
+ * two records with one key the smaller under a tie rule is kept, in any order
+ * (docs/store.md). Every text is stored as UTF-8 (bytes that are not: U+FFFD;
+ * in the recipient, U+FFFD and the byte's two hex digits).
  * Records are written in batches of SMTPDIAG_STORE_BATCH, one transaction each.
  * A store is not thread-safe: use one per thread (or process). */
 
@@ -587,6 +590,19 @@ int smtpdiag_policy_parse(smtpdiag_policy *p, const char *text, size_t len, smtp
 int smtpdiag_store_open(const char *url, const smtpdiag_policy *pol, smtpdiag_store **out,
 			smtpdiag_error *err);
 void smtpdiag_store_close(smtpdiag_store *s);
+
+/* How smtpdiag_store_open_with() opens a store. */
+typedef struct smtpdiag_store_options {
+	int read_only;    /* 1: for reading only: nothing is created or migrated and writes
+			   * fail; an SQLite file is opened mode=ro, and immutable when its
+			   * directory is not writable (docs/store.md, "Read-only stores") */
+	unsigned wait_ms; /* how long a statement waits for another writer's lock before
+			   * SMTPDIAG_ESTORE; 0: SQLite SMTPDIAG_STORE_WAIT_MS, PostgreSQL no limit */
+} smtpdiag_store_options;
+#define SMTPDIAG_STORE_WAIT_MS 60000
+/* smtpdiag_store_open() with options (NULL: the defaults, as smtpdiag_store_open). */
+int smtpdiag_store_open_with(const char *url, const smtpdiag_policy *pol,
+			     const smtpdiag_store_options *o, smtpdiag_store **out, smtpdiag_error *err);
 
 /* Add one verdict: a JSON object of decode's or scan's output (one line,
  * without its line end), a decode fact, or a scan record. Each call counts one

@@ -54,6 +54,7 @@ int cli_store_open(cli_store *o, const char *cmd)
 {
 	smtpdiag_policy pol;
 	smtpdiag_error err = { 0, "" };
+	smtpdiag_store_options so = { o->read_only, 0 };
 	const char *env = getenv("SMTPDIAG_STORE");
 	int rc;
 
@@ -61,7 +62,7 @@ int cli_store_open(cli_store *o, const char *cmd)
 		o->url = env && *env ? env : CLI_STORE_DEFAULT;
 	if ((rc = cli_store_policy(o, &pol, cmd)) >= 0)
 		return rc;
-	if ((rc = smtpdiag_store_open(o->url, &pol, &o->st, &err)) < 0) {
+	if ((rc = smtpdiag_store_open_with(o->url, &pol, &so, &o->st, &err)) < 0) {
 		cli_err("%s: store %s: %s", cmd, o->url, err.message[0] ? err.message : smtpdiag_strerror(rc));
 		return rc == SMTPDIAG_EINVAL || rc == SMTPDIAG_ELIMIT ? EXIT_USAGE_ : EXIT_FAIL_;
 	}

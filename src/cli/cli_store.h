@@ -13,6 +13,7 @@ typedef struct cli_store {
 	const char *policy_file; /* --policy, else $SMTPDIAG_POLICY, else none */
 	const char *set[8][2];   /* policy keys given by flags, in order */
 	int nset;
+	int read_only;           /* open it for reading only (the read commands) */
 	smtpdiag_store *st;
 	unsigned long reports;   /* bad records named so far */
 } cli_store;

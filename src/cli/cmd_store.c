@@ -257,6 +257,7 @@ int cmd_store(int argc, char **argv)
 		return cli_usage(&store_cmd, "unknown subcommand '%s'", argv[first]);
 	if ((rc = check(&a, sub, argc - first - 1)) >= 0)
 		return rc;
+	a.st.read_only = sub == 1 || sub == 2 || sub == 4; /* suppressed, show, stats */
 	if ((rc = cli_store_open(&a.st, "store")) >= 0)
 		return rc;
 	rc = dispatch(&a, sub, argv + first + 1, argc - first - 1);

@@ -180,7 +180,7 @@ enum MHD_Result api_events(hreq *r)
 	unsigned long mask = 0;
 	int basic, st;
 
-	OFFLOAD(r);
+	OFFLOAD_TO(r, store_on() ? JOB_STORE : JOB_MAIN); /* recording waits on the store's threads */
 	if (!r->blen)
 		return reply_error(r, 400, "empty body: send the events as the service posts them");
 	if (!esp_known(esp))

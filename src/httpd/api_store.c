@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <jansson.h>
 
 #include "api_store.h"
 
@@ -37,8 +38,10 @@ int store_rec_begin(hreq *r, int signed_ok, store_rec *sr)
 		return 0;
 	if ((st = store_access(r, STORE_WRITE, signed_ok, &who, sr->why, sizeof(sr->why))) != 0)
 		return st;
-	if (!(sr->st = store_thread(sr->why, sizeof(sr->why))))
+	if (!(sr->st = store_thread(sr->why, sizeof(sr->why)))) {
+		r->retry_after = 1;
 		return 503;
+	}
 	smtpdiag_store_counts_get(sr->st, &sr->before);
 	return 0;
 }
@@ -191,6 +194,16 @@ static int64_t since_arg(const char *s)
 	return (int64_t)timegm(&tm);
 }
 
+/* Valid UTF-8 (jansson's check: a JSON string must be)? Store texts are UTF-8,
+ * so a filter or an address that is not could match nothing: 400, not 503. */
+static int utf8_ok(const char *s)
+{
+	json_t *j = json_string(s);
+
+	json_decref(j);
+	return j != NULL;
+}
+
 /* The filter and the page size from the query; an error message, or NULL. */
 static const char *list_args(hreq *r, smtpdiag_store_filter *f, size_t *limit)
 {
@@ -201,6 +214,8 @@ static const char *list_args(hreq *r, smtpdiag_store_filter *f, size_t *limit)
 	for (int i = 0; i < 3; i++)
 		if (arg[i] && strlen(arg[i]) > STORE_MAX_ARG)
 			return "?domain=, ?reason= and ?cursor= are 1000 bytes at most";
+		else if (arg[i] && !utf8_ok(arg[i]))
+			return "?domain=, ?reason= and ?cursor= must be UTF-8 (percent-encoded): this one has a byte that is not";
 	*f = (smtpdiag_store_filter){ arg[0], arg[1], since_arg(req_arg(r, "since")), 0, arg[2] };
 	if (f->since < 0)
 		return "?since= takes Unix seconds or YYYY-MM-DD";
@@ -224,7 +239,7 @@ enum MHD_Result api_suppressions(hreq *r)
 
 	if ((msg = list_args(r, &f, &p.limit)) != NULL)
 		return reply_error(r, 400, msg);
-	OFFLOAD(r);
+	OFFLOAD_TO(r, JOB_STORE);
 	if (!(s = store_for(r, STORE_READ, &who, &ret)))
 		return ret;
 	hb_puts(&p.b, "{\"results\":[");
@@ -338,7 +353,10 @@ enum MHD_Result api_suppression(hreq *r)
 		return reply_error(r, 404, "no such page: /api/v1/suppressions/ADDRESS");
 	if (strlen(addr) > STORE_MAX_ARG)
 		return reply_error(r, 400, "the address is over 1000 bytes");
-	OFFLOAD(r);
+	if (!utf8_ok(addr))
+		return reply_error(r, 400, "the address must be UTF-8 (percent-encoded): it has a byte that is not; "
+				   "the store keys such a byte as U+FFFD and its two hex digits (docs/store.md)");
+	OFFLOAD_TO(r, JOB_STORE);
 	if (!(s = store_for(r, write ? STORE_WRITE : STORE_READ, &who, &ret)))
 		return ret;
 	return write ? release(r, s, addr, who) : show(r, s, addr);

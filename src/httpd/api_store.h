@@ -15,6 +15,10 @@
 #define STORE_TOKEN_FILE ((size_t)64 << 10) /* bytes of --token-file */
 #define STORE_WHY 160             /* bytes of a refusal's reason */
 #define STORE_BY_API "api"        /* who released, without a named token */
+/* How long store work waits: for a lock held by another writer (SQLite's busy
+ * timeout, PostgreSQL's lock_timeout), and in the store pool's queue; then 503
+ * with Retry-After. Routes that need no store never wait for it (jobs.c). */
+#define STORE_WAIT_MS 3000
 
 /* ---- access (store_access.c) ---- */
 /* Is a store configured? */

@@ -45,6 +45,7 @@ typedef struct hreq {
 	int pstatus;
 	int queued;               /* the connection thread queued it; qret is the result */
 	enum MHD_Result qret;
+	struct timespec tq;       /* when it was queued (CLOCK_MONOTONIC) */
 	int status;               /* answered status, 0 before */
 	uint64_t bytes;           /* body bytes answered */
 	size_t hsize;             /* bytes of the request line and headers */
@@ -311,14 +312,17 @@ void guard_body_give(size_t n);
 /* Would n more bytes fit now? */
 int guard_body_room(size_t n);
 
-/* ---- the handler pool (jobs.c) ---- */
+/* ---- the handler pools (jobs.c) ---- */
+enum { JOB_MAIN, JOB_STORE, JOB_POOLS };
+/* Both pools, as many threads each (the store's only when there is a store). */
 int jobs_start(unsigned threads);
 /* No new jobs from now on; how many are still queued or running. */
 unsigned jobs_close(void);
 /* Stop and join the pool; only when jobs_close() said 0. */
 void jobs_stop(void);
-/* On a connection thread: suspend the connection, run the handler on the pool. */
-enum MHD_Result job_submit(hreq *r);
+/* On a connection thread: suspend the connection, run the handler on pool
+ * which (JOB_MAIN when JOB_STORE has no threads). */
+enum MHD_Result job_submit_to(hreq *r, int which);
 /* On a connection thread, after the resume: queue the response the job handed over. */
 enum MHD_Result job_resumed(hreq *r);
 /* The connection is done (answered, closed by the client, cut): a job still
@@ -330,7 +334,9 @@ enum MHD_Result job_handover(hreq *r, int status, struct MHD_Response *resp);
 /* In a handler, before the work that calls the library: on a connection thread
  * send the request to the pool, where the handler runs again from its start
  * (what comes before OFFLOAD must not change the request). */
-#define OFFLOAD(r) do { if (!(r)->in_job) return job_submit(r); } while (0)
+#define OFFLOAD(r) OFFLOAD_TO(r, JOB_MAIN)
+/* The same on pool which: JOB_STORE for the work that reads or writes the store. */
+#define OFFLOAD_TO(r, which) do { if (!(r)->in_job) return job_submit_to(r, which); } while (0)
 
 /* ---- listening and privileges (listen.c) ---- */
 /* Open, bind and listen; where gets "HOST:PORT". Returns the socket or -1. */

@@ -12,31 +12,57 @@
  * kept for after it (wire.c): a client that half-closed after its request
  * gets the answer, with Connection: close.
  *
+ * Store work has a pool of its own (JOB_STORE): a request that waited in its
+ * queue longer than STORE_WAIT_MS is answered 503 with Retry-After without
+ * touching the store, and the store's statements wait STORE_WAIT_MS for a lock.
+ *
  * An hreq lives until both the connection (its completed callback) and the job
  * have let it go (hreq_release). */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "httpd_int.h"
+#include "api_store.h"
 
 #define JOB_QUEUE 1024         /* requests waiting for a handler thread; more get 503 */
 #define JOB_HANDOVER_MS 5000   /* how long a job waits for its connection thread */
 #define JOB_MAX_THREADS 64
 
-static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;
-static hreq *queue[JOB_QUEUE];
-static unsigned q_head, q_len, running;
-static int q_closed, q_stop;
-static pthread_t workers[JOB_MAX_THREADS];
-static unsigned nworkers;
+/* A pool: its queue and its threads. JOB_MAIN runs what needs no store;
+ * JOB_STORE (started only with a store) what reads or writes it, so a store
+ * that is slow or locked holds its own threads only. */
+typedef struct pool {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	hreq *queue[JOB_QUEUE];
+	unsigned head, len, running;
+	int closed, stop;
+	pthread_t workers[JOB_MAX_THREADS];
+	unsigned n;
+} pool;
 
-static void run(hreq *r)
+static pool pools[JOB_POOLS] = {
+	{ PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, { 0 }, 0, 0, 0, 0, 0, { 0 }, 0 },
+	{ PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, { 0 }, 0, 0, 0, 0, 0, { 0 }, 0 },
+};
+
+static long ms_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+static void run(pool *p, hreq *r)
 {
 	const route *rt = route_at(r->route);
 
 	r->in_job = 1;
-	rt->fn(r);
+	if (p == &pools[JOB_STORE] && ms_since(&r->tq) > STORE_WAIT_MS)
+		reply_busy(r, "the store is busy: try again shortly"); /* waited out its turn */
+	else
+		rt->fn(r);
 	pthread_mutex_lock(&r->lock);
 	if (!r->queued && !r->pending) {
 		/* the handler gave no response: resume to close the connection */
@@ -50,80 +76,99 @@ static void run(hreq *r)
 
 static void *worker(void *arg)
 {
+	pool *p = arg;
 	hreq *r;
 
-	(void)arg;
-	pthread_mutex_lock(&q_lock);
+	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		while (!q_len && !q_stop)
-			pthread_cond_wait(&q_cond, &q_lock);
-		if (!q_len)
+		while (!p->len && !p->stop)
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (!p->len)
 			break;
-		r = queue[q_head];
-		q_head = (q_head + 1) % JOB_QUEUE;
-		q_len--;
-		running++;
-		pthread_mutex_unlock(&q_lock);
-		run(r);
-		pthread_mutex_lock(&q_lock);
-		running--;
+		r = p->queue[p->head];
+		p->head = (p->head + 1) % JOB_QUEUE;
+		p->len--;
+		p->running++;
+		pthread_mutex_unlock(&p->lock);
+		run(p, r);
+		pthread_mutex_lock(&p->lock);
+		p->running--;
 	}
-	pthread_mutex_unlock(&q_lock);
+	pthread_mutex_unlock(&p->lock);
 	return NULL;
+}
+
+static unsigned pool_start(pool *p, unsigned threads)
+{
+	p->head = p->len = p->running = 0;
+	p->closed = p->stop = 0;
+	if (threads > JOB_MAX_THREADS)
+		threads = JOB_MAX_THREADS;
+	for (p->n = 0; p->n < threads; p->n++)
+		if (pthread_create(&p->workers[p->n], NULL, worker, p) != 0)
+			break;
+	return p->n;
 }
 
 int jobs_start(unsigned threads)
 {
-	q_head = q_len = running = 0;
-	q_closed = q_stop = 0;
-	if (threads > JOB_MAX_THREADS)
-		threads = JOB_MAX_THREADS;
-	for (nworkers = 0; nworkers < threads; nworkers++)
-		if (pthread_create(&workers[nworkers], NULL, worker, NULL) != 0)
-			break;
-	return nworkers ? 0 : -1;
+	if (!pool_start(&pools[JOB_MAIN], threads))
+		return -1;
+	if (store_on() && !pool_start(&pools[JOB_STORE], threads)) {
+		jobs_stop();
+		return -1;
+	}
+	return 0;
 }
 
 unsigned jobs_close(void)
 {
-	unsigned left;
+	unsigned left = 0;
 
-	pthread_mutex_lock(&q_lock);
-	q_closed = 1;
-	left = q_len + running;
-	pthread_mutex_unlock(&q_lock);
+	for (int i = 0; i < JOB_POOLS; i++) {
+		pthread_mutex_lock(&pools[i].lock);
+		pools[i].closed = 1;
+		left += pools[i].len + pools[i].running;
+		pthread_mutex_unlock(&pools[i].lock);
+	}
 	return left;
 }
 
 void jobs_stop(void)
 {
-	pthread_mutex_lock(&q_lock);
-	q_stop = 1;
-	pthread_cond_broadcast(&q_cond);
-	pthread_mutex_unlock(&q_lock);
-	for (unsigned i = 0; i < nworkers; i++)
-		pthread_join(workers[i], NULL);
-	nworkers = 0;
+	for (int i = 0; i < JOB_POOLS; i++) {
+		pool *p = &pools[i];
+		pthread_mutex_lock(&p->lock);
+		p->stop = 1;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+		for (unsigned k = 0; k < p->n; k++)
+			pthread_join(p->workers[k], NULL);
+		p->n = 0;
+	}
 }
 
-enum MHD_Result job_submit(hreq *r)
+enum MHD_Result job_submit_to(hreq *r, int which)
 {
-	pthread_mutex_lock(&q_lock);
-	if (q_closed || q_len >= JOB_QUEUE) {
-		pthread_mutex_unlock(&q_lock);
-		return reply_busy(r, q_closed ? "the server is stopping" : "too many requests waiting");
+	pool *p = &pools[which == JOB_STORE && pools[JOB_STORE].n ? JOB_STORE : JOB_MAIN];
+
+	pthread_mutex_lock(&p->lock);
+	if (p->closed || p->len >= JOB_QUEUE) {
+		pthread_mutex_unlock(&p->lock);
+		return reply_busy(r, p->closed ? "the server is stopping" : "too many requests waiting");
 	}
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	r->job = 1;
 	if (guard_wire(r->hc))
 		atomic_store(&guard_wire(r->hc)->waiting, 1);
+	clock_gettime(CLOCK_MONOTONIC, &r->tq);
 	atomic_fetch_add(&r->refs, 1);
 	MHD_suspend_connection(r->conn); /* before a worker can resume it */
-	queue[(q_head + q_len) % JOB_QUEUE] = r;
-	q_len++;
-	pthread_cond_signal(&q_cond);
-	pthread_mutex_unlock(&q_lock);
+	p->queue[(p->head + p->len) % JOB_QUEUE] = r;
+	p->len++;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
 	return MHD_YES;
 }
 

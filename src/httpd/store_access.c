@@ -200,12 +200,13 @@ int store_start(char *err, size_t errlen)
 smtpdiag_store *store_thread(char *err, size_t errlen)
 {
 	smtpdiag_store *s = pthread_getspecific(sa.key);
+	smtpdiag_store_options o = { 0, STORE_WAIT_MS };
 	smtpdiag_error e = { 0, "" };
 	int rc;
 
 	if (s)
 		return s;
-	if ((rc = smtpdiag_store_open(sa.url, &sa.pol, &s, &e)) < 0) {
+	if ((rc = smtpdiag_store_open_with(sa.url, &sa.pol, &o, &s, &e)) < 0) {
 		fprintf(stderr, "smtpdiag: serve: store: %s\n", e.message[0] ? e.message : smtpdiag_strerror(rc));
 		snprintf(err, errlen, "the store cannot be opened now");
 		return NULL;

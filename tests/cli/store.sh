@@ -90,6 +90,10 @@ expect_exit 0 "scan --store" -- "$BIN" scan --store "sqlite:$TMP/scan.db" tests/
 "$BIN" store --store "sqlite:$TMP/scan2.db" stats >"$TMP/b"
 expect_same "scan --store records what scan | store ingest does" "$TMP/a" "$TMP/b"
 
+# ---- bytes that are not UTF-8 ----
+store_bytes_checks sqlite "sqlite:$TMP/latin1.db" "sqlite:$TMP/latin1-d.db"
+store_tie_checks sqlite "sqlite:$TMP/tie1.db" "sqlite:$TMP/tie2.db" "sqlite:$TMP/tie3.db"
+
 # ---- writers at once, and a run killed midway ----
 sh tools/gen-verdicts.sh 40000 6000 7 >"$TMP/gen.jsonl"
 store_concurrent_checks sqlite "sqlite:$TMP/one.db" "sqlite:$TMP/four.db" "$TMP/gen.jsonl"

@@ -63,7 +63,7 @@ store_concurrent_checks() {
 	q=$(( (total + 3) / 4 ))
 	split -l "$q" -d "$v" "$TMP/quarter."
 	"$BIN" store --store "$one" ingest "$v" >/dev/null
-	"$BIN" store --store "$four" stats >/dev/null # the schema, made once
+	"$BIN" store --store "$four" ingest /dev/null >/dev/null # the schema, made once
 	for f in "$TMP"/quarter.0*; do
 		"$BIN" store --store "$four" ingest "$f" >"$f.out" 2>&1 &
 	done
@@ -81,7 +81,7 @@ store_concurrent_checks() {
 store_kill_checks() {
 	name=$1; url=$2; whole=$3; v=$4
 	batch=$(sed -n 's/^#define SMTPDIAG_STORE_BATCH \([0-9]*\).*/\1/p' include/smtpdiag.h)
-	"$BIN" store --store "$url" stats >/dev/null
+	"$BIN" store --store "$url" ingest /dev/null >/dev/null # the schema
 	"$BIN" store --store "$url" ingest "$v" >/dev/null 2>&1 &
 	pid=$!
 	i=0
@@ -107,4 +107,63 @@ store_kill_checks() {
 		echo "ok $n - $name: the rerun finds every committed record ($c) and records the rest"; else
 		echo "not ok $n - $name: rerun after kill: $(cat "$TMP/rerun")"; fi
 	same_state "$name: after the rerun the state is that of one clean run" "$url" "$whole"
+}
+
+# store_bytes_checks NAME URL1 URL2: bytes that are not UTF-8 (Latin-1) in a
+# log line and in a bounce are recorded with the rest of their batch (as U+FFFD;
+# an address keyed by U+FFFD and the byte's two hex digits, so cafe and cafe
+# with another accent stay two), found again by the raw address, and a rerun
+# finds only duplicates.
+store_bytes_checks() {
+	name=$1
+	expect_exit 0 "$name: scan --store of lines with Latin-1 bytes" -- "$BIN" scan --store "$2" tests/fixtures/store/latin1.log
+	expect_err '^read 3 = recorded 3 \+ duplicates 0 \+ errors 0$' "$name: ... records every line of the batch"
+	expect_exit 0 "$name: scan --store again" -- "$BIN" scan --store "$2" tests/fixtures/store/latin1.log
+	expect_err '^read 3 = recorded 0 \+ duplicates 3 \+ errors 0$' "$name: ... finds them all recorded"
+	expect_exit 0 "$name: suppressed" -- "$BIN" store --store "$2" suppressed --format json
+	expect_out "\"address\":\"caf$(printf '\357\277\275')e9@example.org\"" "$name: the address is keyed by U+FFFD and the byte's hex digits"
+	expect_exit 0 "$name: show by the raw address" -- "$BIN" store --store "$2" show "$(printf 'caf\351@example.org')" --format json
+	expect_out "\"diagnosticcode\":\"550 5.1.1 Benutzer unbekannt: M$(printf '\357\277\275')ller\"" "$name: ... the reply's Latin-1 byte is U+FFFD"
+	expect_exit 0 "$name: show of the other accent" -- "$BIN" store --store "$2" show "$(printf 'caf\350@example.org')"
+	expect_out '^events +1' "$name: ... is another address"
+	expect_exit 0 "$name: decode --store of a bounce with Latin-1 bytes" -- "$BIN" decode --store "$3" tests/fixtures/store/latin1.eml
+	expect_err '^read 1 = recorded 1 \+ duplicates 0 \+ errors 0$' "$name: ... records it"
+}
+
+
+# store_tie_checks NAME URL1 URL2: two records with one key (the same token; or
+# no token and the same addresser, recipient, time and status) but different
+# reasons, ingested in both orders into two fresh stores, leave the same state
+# and history.
+store_tie_checks() {
+	name=$1
+	printf '%s\n' \
+		'{"action":"failed","recipient":"tie@mail.example","timestamp":1700000000,"deliverystatus":"5.1.1","reason":"userunknown","hardbounce":true,"retry":false,"advice":"suppress-recipient","token":"tie1"}' \
+		'{"action":"failed","recipient":"tie2@mail.example","addresser":"a@shop.example","timestamp":1700000500,"deliverystatus":"4.2.2","reason":"mailboxfull","hardbounce":false,"retry":true,"advice":"retry"}' \
+		>"$TMP/tie-a.jsonl"
+	printf '%s\n' \
+		'{"action":"delayed","recipient":"tie@mail.example","timestamp":1700000000,"deliverystatus":"4.4.1","reason":"networkerror","hardbounce":false,"retry":true,"advice":"retry","token":"tie1"}' \
+		'{"action":"failed","recipient":"tie2@mail.example","addresser":"a@shop.example","timestamp":1700000500,"deliverystatus":"4.2.2","reason":"systemfull","hardbounce":true,"retry":false,"advice":"suppress-recipient"}' \
+		>"$TMP/tie-b.jsonl"
+	cat "$TMP/tie-a.jsonl" "$TMP/tie-b.jsonl" >"$TMP/tie-ab.jsonl"
+	cat "$TMP/tie-b.jsonl" "$TMP/tie-a.jsonl" >"$TMP/tie-ba.jsonl"
+	# in one batch, and in two batches (the second meets the stored record)
+	"$BIN" store --store "$2" ingest "$TMP/tie-ab.jsonl" >/dev/null 2>&1
+	"$BIN" store --store "$3" ingest "$TMP/tie-b.jsonl" >/dev/null 2>&1
+	"$BIN" store --store "$3" ingest "$TMP/tie-a.jsonl" >/dev/null 2>&1
+	for a in tie tie2; do
+		"$BIN" store --store "$2" show "$a@mail.example" --format json >"$TMP/t1" 2>&1
+		"$BIN" store --store "$3" show "$a@mail.example" --format json >"$TMP/t2" 2>&1
+		expect_same "$name: two records of one key ($a), in either order: the same state and history" "$TMP/t1" "$TMP/t2"
+	done
+	"$BIN" store --store "$2" suppressed --format json >"$TMP/t1" 2>&1
+	"$BIN" store --store "$3" suppressed --format json >"$TMP/t2" 2>&1
+	expect_same "$name: ... and the same suppressed addresses" "$TMP/t1" "$TMP/t2"
+	"$BIN" store --store "$2" stats >"$TMP/t1" 2>&1
+	"$BIN" store --store "$3" stats >"$TMP/t2" 2>&1
+	expect_same "$name: ... and the same stats" "$TMP/t1" "$TMP/t2"
+	"$BIN" store --store "$4" ingest "$TMP/tie-ba.jsonl" >/dev/null 2>&1
+	"$BIN" store --store "$2" suppressed --format json >"$TMP/t1" 2>&1
+	"$BIN" store --store "$4" suppressed --format json >"$TMP/t2" 2>&1
+	expect_same "$name: ... also when both orders come in one batch" "$TMP/t1" "$TMP/t2"
 }

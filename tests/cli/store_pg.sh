@@ -64,6 +64,10 @@ else
 	echo "# SKIP corpus checks: $CORPUS is absent"
 fi
 
+# ---- bytes that are not UTF-8 ----
+store_bytes_checks postgresql "$(mkdb latin1)" "$(mkdb latin1d)"
+store_tie_checks postgresql "$(mkdb tie1)" "$(mkdb tie2)" "$(mkdb tie3)"
+
 # ---- many writers, and a run killed midway ----
 sh tools/gen-verdicts.sh 40000 3000 11 >"$TMP/gen.jsonl"
 F=$(mkdb four)

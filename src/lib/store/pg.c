@@ -120,7 +120,11 @@ static int setup(smtpdiag_store *s, smtpdiag_error *err)
 	st_val lock = { NULL, PG_SCHEMA_LOCK };
 	int rc;
 
+	st_val wait = { NULL, s->opt.wait_ms };
+
 	if ((rc = run(g, "SET client_min_messages = warning", NULL, 0, NULL, NULL, err)) < 0 ||
+	    (s->opt.wait_ms && (rc = run(g, "SELECT set_config('lock_timeout', $1, false)", &wait, 1,
+					 NULL, NULL, err)) < 0) ||
 	    (rc = pg_begin(s, err)) < 0)
 		return rc;
 	rc = run(g, "SELECT pg_advisory_xact_lock($1)", &lock, 1, NULL, NULL, err);
@@ -128,8 +132,10 @@ static int setup(smtpdiag_store *s, smtpdiag_error *err)
 		rc = st_migrate(s, err);
 	if ((pg_end(s, rc == 0, err) < 0 && rc == 0) || rc < 0)
 		return rc < 0 ? rc : SMTPDIAG_ESTORE;
-	/* seq: the record's place in its batch, so the first of one key wins, as in SQLite */
+	/* seq: the record's place in its batch (of records equal under the tie rule, the first) */
 	if ((rc = run(g, "CREATE TEMP TABLE st_in (LIKE events, seq BIGINT NOT NULL) ON COMMIT DELETE ROWS",
+		      NULL, 0, NULL, NULL, err)) < 0 ||
+	    (rc = run(g, "CREATE TEMP TABLE st_rep (was TEXT NOT NULL, now TEXT NOT NULL) ON COMMIT DELETE ROWS",
 		      NULL, 0, NULL, NULL, err)) < 0)
 		return rc;
 	return run(g, "CREATE TEMP TABLE st_new (LIKE events) ON COMMIT DELETE ROWS", NULL, 0, NULL, NULL, err);
@@ -273,6 +279,55 @@ static const char soft_update[] =
 	" WHERE a.address IN (SELECT recipient FROM st_new WHERE kind IN ('s', 'd'))"
 	" AND a.soft_count >= $3";
 
+/* The batch's record of each key: the smallest under the tie rule. */
+#define WINNERS "(SELECT DISTINCT ON (key) * FROM st_in ORDER BY key, " ST_TIE("") ", seq) d"
+#define BEATS " WHERE e.key = d.key AND " ST_TIE("d.") " < " ST_TIE("e.")
+
+/* Keys kept already (by this batch's insert, or by another writer, whose
+ * commit the insert waited for) whose record this batch beats under the tie
+ * rule: the rows locked and their addresses noted, then replaced. */
+static const char tie_note[] =
+	"INSERT INTO st_rep SELECT e.recipient, d.recipient FROM events e, " WINNERS BEATS " FOR UPDATE OF e";
+static const char tie_take[] =
+	"UPDATE events e SET recipient = d.recipient, domain = d.domain, kind = d.kind, ts = d.ts,"
+	" reason = d.reason, status = d.status, replycode = d.replycode, action = d.action,"
+	" hardbounce = d.hardbounce, retry = d.retry, advice = d.advice, addresser = d.addresser,"
+	" senderdomain = d.senderdomain, ip = d.ip, origin = d.origin, diag = d.diag FROM " WINNERS BEATS;
+static const char tie_addrs[] =
+	"SELECT a FROM (SELECT was AS a FROM st_rep UNION SELECT now FROM st_rep) x WHERE a <> '' ORDER BY a";
+
+static int add_addr(void *ctx, const char *const *col, int ncol)
+{
+	sd_buf *b = ctx;
+
+	if (ncol > 0 && col[0])
+		sd_buf_put(b, col[0], strlen(col[0]) + 1);
+	return 0;
+}
+
+/* The addresses of the records replaced, computed again from their events
+ * (each row locked first, so a writer that added to it has committed). */
+static int ties(smtpdiag_store *s, char state[6], smtpdiag_error *err)
+{
+	pg *g = s->impl;
+	sd_buf a;
+	uint64_t n = 0;
+	int rc;
+
+	if ((rc = run(g, tie_note, NULL, 0, &n, state, err)) < 0 || !n)
+		return rc;
+	if ((rc = run(g, tie_take, NULL, 0, NULL, state, err)) < 0)
+		return rc;
+	sd_buf_init(&a);
+	rc = pg_query(s, tie_addrs, NULL, 0, add_addr, &a, NULL, err);
+	if (rc == 0 && a.oom)
+		rc = st_err(err, SMTPDIAG_ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < a.len; i += strlen(a.data + i) + 1)
+		rc = st_rebuild(s, a.data + i, "SELECT 1 FROM addresses WHERE address = $1 FOR UPDATE", err);
+	sd_buf_free(&a);
+	return rc;
+}
+
 /* The statements of one attempt at the batch, after BEGIN. */
 static int merge(smtpdiag_store *s, uint64_t *recorded, char state[6], smtpdiag_error *err)
 {
@@ -285,16 +340,16 @@ static int merge(smtpdiag_store *s, uint64_t *recorded, char state[6], smtpdiag_
 
 	if ((rc = copy_in(g, err)) < 0)
 		return rc;
-	snprintf(sql, sizeof(sql), "WITH n AS (INSERT INTO events SELECT %s FROM (SELECT DISTINCT ON (key)"
-		 " * FROM st_in ORDER BY key, seq) d ON CONFLICT (key) DO NOTHING RETURNING *)"
-		 " INSERT INTO st_new SELECT * FROM n", st_event_cols);
+	snprintf(sql, sizeof(sql), "WITH n AS (INSERT INTO events SELECT %s FROM " WINNERS
+		 " ON CONFLICT (key) DO NOTHING RETURNING *) INSERT INTO st_new SELECT * FROM n", st_event_cols);
 	if ((rc = run(g, sql, NULL, 0, recorded, state, err)) < 0)
 		return rc;
 	snprintf(sql, sizeof(sql), "INSERT INTO addresses (%s)%s%s", st_addr_cols, addr_select,
 		 st_addr_upsert_tail);
-	if ((rc = run(g, sql, NULL, 0, NULL, state, err)) < 0)
+	if ((rc = run(g, sql, NULL, 0, NULL, state, err)) < 0 ||
+	    (rc = run(g, soft_update, p, 3, NULL, state, err)) < 0)
 		return rc;
-	return run(g, soft_update, p, 3, NULL, state, err);
+	return *recorded == (uint64_t)g->seq ? 0 : ties(s, state, err); /* every record new: no tie */
 }
 
 static int pg_commit(smtpdiag_store *s, uint64_t *recorded, smtpdiag_error *err)

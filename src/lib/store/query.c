@@ -130,13 +130,12 @@ static int on_candidate(void *ctx, const char *const *c, int n)
 	return w->fn(w->ctx, &a);
 }
 
-static void lower(char *d, const char *s, size_t cap)
+/* An address (or domain) given to look up, keyed as the records' are. */
+static int lower(char *d, const char *s, size_t cap, smtpdiag_error *err)
 {
-	size_t i = 0;
-
-	for (; s[i] && i + 1 < cap; i++)
-		d[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] + 32) : s[i];
-	d[i] = 0;
+	if (st_address(d, cap, s) < 0)
+		return st_err(err, SMTPDIAG_ELIMIT, "an address or domain longer than %d bytes", ST_MAX_FIELD - 1);
+	return 0;
 }
 
 int smtpdiag_store_suppressed(smtpdiag_store *s, const smtpdiag_store_filter *f,
@@ -148,8 +147,9 @@ int smtpdiag_store_suppressed(smtpdiag_store *s, const smtpdiag_store_filter *f,
 
 	if (!s || !fn)
 		return st_err(err, SMTPDIAG_EINVAL, "no store or callback");
-	lower(dom, f && f->domain ? f->domain : "", sizeof(dom));
-	lower(after, f && f->after ? f->after : "", sizeof(after));
+	if (lower(dom, f && f->domain ? f->domain : "", sizeof(dom), err) < 0 ||
+	    lower(after, f && f->after ? f->after : "", sizeof(after), err) < 0)
+		return SMTPDIAG_ELIMIT;
 	return s->be->query(s, "SELECT " ADDR_COLS " FROM addresses WHERE " SUPPRESSIBLE
 			    " AND ($1 = '' OR domain = $1) AND address > $2 ORDER BY address", p, 2,
 			    on_candidate, &w, NULL, err);
@@ -224,7 +224,8 @@ int smtpdiag_store_show(smtpdiag_store *s, const char *address, int64_t now, smt
 
 	if (!s || !address)
 		return st_err(err, SMTPDIAG_EINVAL, "no store or address");
-	lower(low, address, sizeof(low));
+	if (lower(low, address, sizeof(low), err) < 0)
+		return SMTPDIAG_ELIMIT;
 	if ((rc = load(s, low, &w, err)) != 0)
 		return rc;
 	if (!w.found)
@@ -249,12 +250,14 @@ int smtpdiag_store_release(smtpdiag_store *s, const char *address, const char *b
 {
 	int sup = 0, rc;
 	walk w = { s, NULL, now_or(now), was, &sup, 0, 1 };
-	char low[ST_MAX_FIELD];
-	st_val p[4] = { { low, 0 }, { NULL, w.now }, { by ? by : "", 0 }, { NULL, 0 } };
+	char low[ST_MAX_FIELD], who[ST_MAX_FIELD];
+	st_val p[4] = { { low, 0 }, { NULL, w.now }, { who, 0 }, { NULL, 0 } };
 
 	if (!s || !address)
 		return st_err(err, SMTPDIAG_EINVAL, "no store or address");
-	lower(low, address, sizeof(low));
+	if (lower(low, address, sizeof(low), err) < 0)
+		return SMTPDIAG_ELIMIT;
+	st_utf8(who, sizeof(who), by ? by : "");
 	if ((rc = s->be->begin(s, err)) < 0)
 		return rc;
 	if ((rc = load(s, low, &w, err)) == 0 && !w.found)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "core/util.h"
 
 #define ST_KEY_SEED1 UINT64_C(0xcbf29ce484222325) /* FNV-1a offset basis */
 #define ST_KEY_SEED2 UINT64_C(0x84222325cbf29ce4)
@@ -83,31 +84,94 @@ static void make_key(st_rec *r, const char *token)
 		 (unsigned long long)key_hash(ST_KEY_SEED2, r, token));
 }
 
+/* ---- valid UTF-8 ---- */
+
+#define ST_REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
+
+int st_address(char *out, size_t cap, const char *in)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	size_t o = 0, n = strlen(in), k;
+
+	for (size_t i = 0; i < n; i += k) {
+		k = sd_utf8_len(p + i, n - i);
+		if (o + (k ? k : 5) >= cap)
+			return -1;
+		if (k == 1)
+			out[o++] = (p[i] >= 'A' && p[i] <= 'Z') ? (char)(p[i] + 32) : (char)p[i];
+		else if (k)
+			memcpy(out + o, p + i, k), o += k;
+		else
+			o += (size_t)snprintf(out + o, cap - o, ST_REPLACEMENT "%02x", p[i]), k = 1;
+	}
+	out[o] = 0;
+	return 0;
+}
+
+void st_utf8(char *out, size_t cap, const char *in)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	size_t o = 0, n = strlen(in), k;
+
+	for (size_t i = 0; i < n; i += k ? k : 1) {
+		k = sd_utf8_len(p + i, n - i);
+		if (o + (k ? k : 3) >= cap)
+			break;
+		memcpy(out + o, k ? in + i : ST_REPLACEMENT, k ? k : 3);
+		o += k ? k : 3;
+	}
+	out[o] = 0;
+}
+
+static int valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), k;
+
+	for (size_t i = 0; i < n; i += k)
+		if (!(k = sd_utf8_len(p + i, n - i)))
+			return 0;
+	return 1;
+}
+
+/* Each text field that is not valid UTF-8 rewritten into r->fixed (a field is
+ * at most ST_MAX_FIELD bytes: 3 times that rewritten). */
+static int fix_fields(st_rec *r, smtpdiag_error *err)
+{
+	const char **f[] = { &r->addresser, &r->senderdomain, &r->reason, &r->status, &r->replycode,
+			     &r->action, &r->advice, &r->origin, &r->ip };
+	size_t used = 0;
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		size_t need = 3 * strlen(*f[i]) + 1;
+		if (valid(*f[i]))
+			continue;
+		if (used + need > sizeof(r->fixed))
+			return st_err(err, SMTPDIAG_ELIMIT, "the fields that are not valid UTF-8 are over %d "
+				      "bytes once rewritten", ST_FIX_MAX);
+		st_utf8(r->fixed + used, need, *f[i]);
+		*f[i] = r->fixed + used;
+		used += strlen(r->fixed + used) + 1;
+	}
+	return 0;
+}
+
 static int set_recipient(st_rec *r, const char *rcpt, smtpdiag_error *err)
 {
-	size_t n = strlen(rcpt);
 	const char *at;
 
-	if (n >= sizeof(r->recipient))
-		return st_err(err, SMTPDIAG_ELIMIT, "recipient longer than %d bytes", ST_MAX_FIELD - 1);
-	for (size_t i = 0; i <= n; i++)
-		r->recipient[i] = (rcpt[i] >= 'A' && rcpt[i] <= 'Z') ? (char)(rcpt[i] + 32) : rcpt[i];
+	if (strlen(rcpt) >= sizeof(r->recipient) || st_address(r->recipient, sizeof(r->recipient), rcpt) < 0)
+		return st_err(err, SMTPDIAG_ELIMIT, "recipient longer than %d bytes%s", ST_MAX_FIELD - 1,
+			      strlen(rcpt) < sizeof(r->recipient) ? " once its bytes that are not UTF-8 are escaped" : "");
 	at = strrchr(r->recipient, '@');
 	r->domain = at ? at + 1 : "";
 	return 0;
 }
 
+/* diagnosticcode as valid UTF-8, cut to ST_MAX_DIAG bytes at a character boundary */
 static void set_diag(st_rec *r, const char *d)
 {
-	size_t n = strlen(d);
-
-	if (n > ST_MAX_DIAG) {
-		n = ST_MAX_DIAG;
-		while (n > 0 && ((unsigned char)d[n] & 0xc0) == 0x80)
-			n--; /* cut before a continuation byte */
-	}
-	memcpy(r->diag, d, n);
-	r->diag[n] = 0;
+	st_utf8(r->diag, sizeof(r->diag), d);
 }
 
 static const char *sender_domain(const char *addresser)
@@ -131,7 +195,9 @@ static int finish(st_rec *r, const char *rcpt, const char *token, const char *di
 	if (!r->senderdomain[0])
 		r->senderdomain = sender_domain(r->addresser);
 	set_diag(r, diag);
-	make_key(r, token);
+	make_key(r, token); /* of the bytes as they came: two records stay two */
+	if ((rc = fix_fields(r, err)) < 0)
+		return rc;
 	r->kind = kind_of(r);
 	return 0;
 }

@@ -83,6 +83,72 @@ const char st_addr_upsert_tail[] =
 	ADD("deferred_count") ADD("delivered_count") ADD("sender_count") ADD("other_count")
 	"last_delivery = GREATEST(addresses.last_delivery, excluded.last_delivery)";
 
+/* ---- an address from its events (st_rebuild) ---- */
+
+#define EV_R " FROM events WHERE recipient = $1"
+#define N_IF(cond) "count(CASE WHEN " cond " THEN 1 END)"
+#define MAX_IF(cond) "coalesce(max(CASE WHEN " cond " THEN ts END), -1)"
+#define ROW1(col, where, order) "coalesce((SELECT " col EV_R where " ORDER BY " order " LIMIT 1), '')"
+#define LAST_(col) ROW1(col, "", "ts DESC, key DESC")
+#define SUP_(col) ROW1(col, " AND kind IN ('h', 'c')", "ts, key")
+#define SOFT_(col) ROW1(col, " AND kind = 's'", "ts DESC, key DESC")
+#define SET_(col) col " = excluded." col ", "
+
+static const char rebuild_row[] =
+	"INSERT INTO addresses (address, domain, first_seen, last_seen, events, last_key, last_reason,"
+	" last_status, last_code, hard_count, hard_last, complaint_count, complaint_last, sup_ts, sup_key,"
+	" sup_kind, sup_reason, sup_status, sup_code, soft_count, soft_ts, soft_key, soft_reason,"
+	" soft_status, soft_code, deferred_count, delivered_count, last_delivery, sender_count,"
+	" other_count) VALUES ($1, '', 0, 0, 0, '', '', '', '', 0, -1, 0, -1, 0, '', '', '', '', '', 0,"
+	" -1, '', '', '', '', 0, 0, -1, 0, 0) ON CONFLICT (address) DO NOTHING";
+
+static const char rebuild_set[] =
+	"INSERT INTO addresses (address, domain, first_seen, last_seen, events, last_key, last_reason,"
+	" last_status, last_code, hard_count, hard_last, complaint_count, complaint_last, sup_ts, sup_key,"
+	" sup_kind, sup_reason, sup_status, sup_code, soft_count, soft_ts, soft_key, soft_reason,"
+	" soft_status, soft_code, deferred_count, delivered_count, last_delivery, sender_count,"
+	" other_count) SELECT recipient, min(domain), min(ts), max(ts), count(*), "
+	LAST_("key") ", " LAST_("reason") ", " LAST_("status") ", " LAST_("replycode") ", "
+	N_IF("kind = 'h'") ", " MAX_IF("kind = 'h'") ", " N_IF("kind = 'c'") ", " MAX_IF("kind = 'c'") ", "
+	"coalesce(min(CASE WHEN kind IN ('h', 'c') THEN ts END), 9000000000000000000), " /* ST_NO_TIME_MIN */
+	SUP_("key") ", " SUP_("kind") ", " SUP_("reason") ", " SUP_("status") ", " SUP_("replycode") ", "
+	N_IF("kind = 's'") ", " MAX_IF("kind = 's'") ", "
+	SOFT_("key") ", " SOFT_("reason") ", " SOFT_("status") ", " SOFT_("replycode") ", "
+	N_IF("kind = 'f'") ", " N_IF("kind = 'd'") ", " MAX_IF("kind = 'd'") ", "
+	N_IF("kind = 'x'") ", " N_IF("kind = 'o'") EV_R " GROUP BY recipient"
+	" ON CONFLICT (address) DO UPDATE SET "
+	SET_("domain") SET_("first_seen") SET_("last_seen") SET_("events") SET_("last_key")
+	SET_("last_reason") SET_("last_status") SET_("last_code") SET_("hard_count") SET_("hard_last")
+	SET_("complaint_count") SET_("complaint_last") SET_("sup_ts") SET_("sup_key") SET_("sup_kind")
+	SET_("sup_reason") SET_("sup_status") SET_("sup_code") SET_("soft_count") SET_("soft_ts")
+	SET_("soft_key") SET_("soft_reason") SET_("soft_status") SET_("soft_code")
+	SET_("deferred_count") SET_("delivered_count") SET_("last_delivery") SET_("sender_count")
+	"other_count = excluded.other_count";
+
+/* the soft window as sqlite.c and pg.c keep it: only once soft_limit ($4) is reached */
+static const char rebuild_soft[] =
+	"UPDATE addresses SET soft_trigger = CASE WHEN soft_count >= $4 THEN coalesce((SELECT max(w.ts)"
+	" FROM (SELECT e.ts, lag(e.ts, $2) OVER (ORDER BY e.ts) AS tp FROM events e"
+	" WHERE e.recipient = addresses.address AND e.kind = 's' AND e.ts > addresses.last_delivery) w"
+	" WHERE w.tp IS NOT NULL AND w.ts - w.tp <= $3), 0) ELSE 0 END WHERE address = $1";
+
+static const char rebuild_gone[] =
+	"DELETE FROM addresses WHERE address = $1 AND NOT EXISTS (SELECT 1" EV_R ")";
+
+int st_rebuild(smtpdiag_store *s, const char *address, const char *lock, smtpdiag_error *err)
+{
+	st_val p[4] = { { address, 0 }, { NULL, s->pol.soft_limit - 1 },
+			{ NULL, (int64_t)s->pol.soft_window_days * ST_DAY }, { NULL, s->pol.soft_limit } };
+	const char *sql[] = { rebuild_row, lock, rebuild_set, rebuild_soft, rebuild_gone };
+	const int np[] = { 1, 1, 1, 4, 1 };
+	int rc;
+
+	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++)
+		if (sql[i] && (rc = s->be->query(s, sql[i], p, np[i], NULL, NULL, NULL, err)) < 0)
+			return rc;
+	return 0;
+}
+
 int st_err(smtpdiag_error *err, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -105,6 +171,20 @@ static int got_version(void *ctx, const char *const *col, int ncol)
 	return 0;
 }
 
+int st_schema_version(smtpdiag_store *s, long *v, smtpdiag_error *err)
+{
+	int rc;
+
+	*v = -1;
+	rc = s->be->query(s, "SELECT max(version) FROM schema_version", NULL, 0, got_version, v, NULL, err);
+	if (rc < 0)
+		return rc;
+	if (*v > ST_SCHEMA_VERSION)
+		return st_err(err, SMTPDIAG_ESTORE, "the store's schema is version %ld, newer than this "
+			      "smtpdiag's (%d)", *v, ST_SCHEMA_VERSION);
+	return 0;
+}
+
 int st_migrate(smtpdiag_store *s, smtpdiag_error *err)
 {
 	long v = -1;
@@ -114,12 +194,8 @@ int st_migrate(smtpdiag_store *s, smtpdiag_error *err)
 	for (int i = 0; st_schema[i]; i++)
 		if ((rc = s->be->query(s, st_schema[i], NULL, 0, NULL, NULL, NULL, err)) < 0)
 			return rc;
-	rc = s->be->query(s, "SELECT max(version) FROM schema_version", NULL, 0, got_version, &v, NULL, err);
-	if (rc < 0)
+	if ((rc = st_schema_version(s, &v, err)) < 0)
 		return rc;
-	if (v > ST_SCHEMA_VERSION)
-		return st_err(err, SMTPDIAG_ESTORE, "the store's schema is version %ld, newer than this "
-			      "smtpdiag's (%d)", v, ST_SCHEMA_VERSION);
 	if (v == ST_SCHEMA_VERSION)
 		return 0;
 	/* version 1 is the first: nothing to migrate from yet */

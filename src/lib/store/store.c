@@ -126,6 +126,12 @@ int smtpdiag_policy_parse(smtpdiag_policy *p, const char *text, size_t len, smtp
 int smtpdiag_store_open(const char *url, const smtpdiag_policy *pol, smtpdiag_store **out,
 			smtpdiag_error *err)
 {
+	return smtpdiag_store_open_with(url, pol, NULL, out, err);
+}
+
+int smtpdiag_store_open_with(const char *url, const smtpdiag_policy *pol,
+			     const smtpdiag_store_options *o, smtpdiag_store **out, smtpdiag_error *err)
+{
 	smtpdiag_store *s;
 	const st_backend *be;
 	int rc;
@@ -144,6 +150,8 @@ int smtpdiag_store_open(const char *url, const smtpdiag_policy *pol, smtpdiag_st
 	if (!(s = calloc(1, sizeof(*s))))
 		return st_err(err, SMTPDIAG_ENOMEM, "out of memory");
 	s->be = be;
+	if (o)
+		s->opt = *o;
 	if (pol)
 		s->pol = *pol;
 	else

@@ -9,6 +9,7 @@
 #define ST_MAX_FIELD 1024    /* bytes of one text field of a record (more: SMTPDIAG_ELIMIT) */
 #define ST_MAX_DIAG 1000     /* bytes of diagnosticcode kept (cut at a UTF-8 boundary) */
 #define ST_KEY_MAX 160       /* bytes of a record's key */
+#define ST_FIX_MAX 16384     /* bytes of a record's fields rewritten as valid UTF-8 (more: SMTPDIAG_ELIMIT) */
 #define ST_SQL_MAX 8192      /* bytes of one statement after rewriting for a backend */
 #define ST_MAX_PARAMS 16     /* bound parameters of one query */
 #define ST_NO_TIME_MIN INT64_C(9000000000000000000) /* "no such event" for a minimum */
@@ -37,6 +38,7 @@ typedef struct st_rec {
 	const char *addresser, *senderdomain, *reason, *status, *replycode, *action;
 	const char *advice, *origin, *ip;
 	char diag[ST_MAX_DIAG + 1];
+	char fixed[ST_FIX_MAX];       /* the fields that were not valid UTF-8, rewritten */
 	int64_t ts;
 	int hardbounce, retry;
 	char kind;                    /* enum st_kind */
@@ -67,6 +69,14 @@ void st_rec_release(void *hold);
 int st_rec_fact(st_rec *r, const smtpdiag_fact *f, smtpdiag_error *err);
 int st_rec_logrec(st_rec *r, const smtpdiag_logrec *l, smtpdiag_error *err);
 const char *st_kind_name(char kind);
+/* An address as the store keys it: ASCII lowercased, and each byte that is not
+ * valid UTF-8 written as U+FFFD and its two hex digits ("caf\xe9" -> "caf\uFFFDE9"),
+ * so every text reaching the database is UTF-8 and two addresses stay two.
+ * 0, or -1 when it does not fit in cap. */
+int st_address(char *out, size_t cap, const char *in);
+/* in as valid UTF-8 (each invalid byte U+FFFD, as the JSON writer does), cut at
+ * a character boundary to fit in cap. */
+void st_utf8(char *out, size_t cap, const char *in);
 
 /* A query parameter: text, or an integer when s is NULL. */
 typedef struct st_val {
@@ -97,6 +107,7 @@ struct smtpdiag_store {
 	const st_backend *be;
 	void *impl;
 	smtpdiag_policy pol;
+	smtpdiag_store_options opt;
 	smtpdiag_store_counts c;
 	uint64_t batch;      /* records added to the open batch */
 	char *scratch;       /* st_rec_json's, for the longest line so far */
@@ -112,9 +123,28 @@ extern const char st_addr_cols[];    /* 30 columns an address upsert gives */
 extern const char st_addr_upsert_tail[];
 #define ST_EVENT_NCOLS 17
 #define ST_ADDR_NCOLS 30
+/* The tie rule: of two records with one key, the store keeps the smaller by
+ * these columns, in this order, text compared bytewise (docs/store.md). t is
+ * "" or a table name and a dot; SQLite drops the COLLATE (its own is bytewise). */
+#define ST_C " COLLATE \"C\""
+#define ST_TIE(t) "(" t "ts, " t "recipient" ST_C ", " t "kind" ST_C ", " t "reason" ST_C ", " \
+	t "status" ST_C ", " t "replycode" ST_C ", " t "action" ST_C ", " t "hardbounce, " t "retry, " \
+	t "advice" ST_C ", " t "addresser" ST_C ", " t "senderdomain" ST_C ", " t "ip" ST_C ", " \
+	t "origin" ST_C ", " t "diag" ST_C ")"
+/* The same of a record bound as st_event_cols ($1 key .. $17 diag). */
+#define ST_TIE_PARAMS "($5, $2" ST_C ", $4" ST_C ", $6" ST_C ", $7" ST_C ", $8" ST_C ", $9" ST_C \
+	", $10, $11, $12" ST_C ", $13" ST_C ", $14" ST_C ", $15" ST_C ", $16" ST_C ", $17" ST_C ")"
+/* Every column of an address from its events again (a record replaced under
+ * the tie rule moved or changed what it counted), keeping its release;
+ * deleted when no event is left. lock, when not NULL, is run after the row is
+ * made and before it is computed ($1 the address). */
+int st_rebuild(smtpdiag_store *s, const char *address, const char *lock, smtpdiag_error *err);
 int st_err(smtpdiag_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Run the schema statements and record the version (inside the caller's transaction). */
 int st_migrate(smtpdiag_store *s, smtpdiag_error *err);
+/* The schema's version into *v (-1: none recorded); SMTPDIAG_ESTORE when it is newer
+ * than this library's. The schema_version table must exist. */
+int st_schema_version(smtpdiag_store *s, long *v, smtpdiag_error *err);
 
 /* query.c: every address matching where (SQL after WHERE), judged at now, to fn. */
 int st_each_address(smtpdiag_store *s, const char *where, const st_val *p, int np, int64_t now,
