@@ -4,7 +4,12 @@
  * rejection out, with the counts and the errors:
  *   {"results":[...],"counts":{"events":N,"decided":N,"ignored":N,"errors":N},
  *    "errors":[{"event":N,"line":L,"column":C,"message":"..."}]}
- * 200, or 400 when nothing in the body reads as events. ?esp=NAME reads every
+ * 200, or 400 when nothing in the body reads as events. The answer is bounded
+ * by the request's limit: at most SMTPDIAG_MAX_EVENT_ERRORS error objects, then
+ * {"more":K,"message":"and K more errors ..."}; results up to EV_RESULTS_FACTOR
+ * times --max-body bytes, then "results_left_out":K (the counts and the store
+ * still take them all). So an answer is at most EV_RESULTS_FACTOR x --max-body
+ * + EV_ANSWER_REST bytes. ?esp=NAME reads every
  * event as that service's; ?taxonomy=NAME[,NAME] adds each record's category in
  * those vocabularies; ?all-events=1 also reports deliveries, opens, clicks.
  * When a key is configured for a service whose events the body holds, its
@@ -22,6 +27,10 @@
 #define EV_MAX_TAX 8         /* taxonomies in ?taxonomy= */
 #define EV_TAX_ARG 128       /* bytes of ?taxonomy= */
 #define EV_WHY 160           /* bytes of a refusal's reason */
+#define EV_RESULTS_FACTOR 8  /* bytes of results in an answer, in --max-body's */
+/* what else an answer holds: the error objects (a message escaped, 6 bytes a
+ * byte at worst, and its place), the counts and the store's */
+#define EV_ANSWER_REST ((SMTPDIAG_MAX_EVENT_ERRORS + 1) * (6 * sizeof(((smtpdiag_error *)0)->message) + 96) + 1024)
 
 typedef struct ev_out {
 	smtpdiag_buf res;          /* the result records, comma-separated */
@@ -30,11 +39,19 @@ typedef struct ev_out {
 	store_rec rec;             /* recording into the store, when there is one */
 	const char *tax[EV_MAX_TAX];
 	size_t ntax, nres, nerr;
+	size_t res_max;            /* bytes of results answered, EV_RESULTS_FACTOR x --max-body */
+	size_t left_out;           /* results past res_max */
 } ev_out;
 
 /* ,"taxonomy":{"ses":"Permanent/General",...} before the record's closing brace. */
 static void put_fact(ev_out *o, const smtpdiag_fact *f)
 {
+	size_t mark = o->res.len;
+
+	if (mark >= o->res_max) {
+		o->left_out++;
+		return;
+	}
 	hb_puts(&o->res, o->nres++ ? ",\n" : "\n");
 	smtpdiag_fact_json(f, &o->res);
 	if (!o->ntax || o->res.oom || !o->res.len || o->res.data[o->res.len - 1] != '}')
@@ -49,6 +66,11 @@ static void put_fact(ev_out *o, const smtpdiag_fact *f)
 		hb_json(&o->res, v ? v : "");
 	}
 	hb_puts(&o->res, "}}");
+	if (o->res.len > o->res_max && !o->res.oom) { /* this one would pass the bound: left out */
+		o->res.len = mark;
+		o->nres--;
+		o->left_out++;
+	}
 }
 
 /* "line 3, column 7: text" or "line 3: event 2: text" into its parts. */
@@ -82,13 +104,27 @@ static void put_error(ev_out *o, const char *msg)
 	hb_puts(&o->err, "}");
 }
 
+/* The errors past SMTPDIAG_MAX_EVENT_ERRORS: {"more":K,"message":"and K more errors ..."}. */
+static void put_more(ev_out *o, const char *msg)
+{
+	unsigned long long k = strncmp(msg, "and ", 4) ? 0 : strtoull(msg + 4, NULL, 10);
+
+	hb_puts(&o->err, o->nerr++ ? ",\n" : "\n");
+	smtpdiag_buf_printf(&o->err, "{\"more\":%llu,\"message\":", k);
+	hb_json(&o->err, msg);
+	hb_puts(&o->err, "}");
+}
+
 static void on_event(void *arg, const smtpdiag_fact *f, const smtpdiag_error *e)
 {
 	if (f) {
 		put_fact(arg, f);
 		store_rec_fact(&((ev_out *)arg)->rec, f);
-	} else if (e)
+	} else if (e && e->code == SMTPDIAG_ELIMIT) {
+		put_more(arg, e->message);
+	} else if (e) {
 		put_error(arg, e->message);
+	}
 }
 
 /* ?taxonomy=ses,postmark into o->tax; an error message, or NULL. */
@@ -151,6 +187,8 @@ static enum MHD_Result answer(hreq *r, ev_out *o)
 	hb_puts(&b, "{\"results\":[");
 	hb_put(&b, o->res.data, o->res.len);
 	hb_puts(&b, o->nres ? "\n]," : "],");
+	if (o->left_out)
+		smtpdiag_buf_printf(&b, "\"results_left_out\":%zu,", o->left_out);
 	smtpdiag_buf_printf(&b, "\"counts\":{\"events\":%zu,\"decided\":%zu,\"ignored\":%zu,\"errors\":%zu},",
 			    c->events, c->decided, c->ignored, c->errors);
 	hb_puts(&b, "\"errors\":[");
@@ -174,7 +212,7 @@ enum MHD_Result api_events(hreq *r)
 	const char *esp = req_arg(r, "esp"), *msg;
 	smtpdiag_event_counts cnt = { 0, 0, 0, 0, 0 };
 	smtpdiag_error err = { 0, "" };
-	ev_out o = { .cnt = &cnt };
+	ev_out o = { .cnt = &cnt, .res_max = EV_RESULTS_FACTOR * r->cfg->max_body };
 	char tax[EV_TAX_ARG], why[EV_WHY];
 	smtpdiag_decoder *d;
 	unsigned long mask = 0;

@@ -104,6 +104,21 @@ ST=$(curl -s --max-time 10 -o "$TMP/out" -w '%{http_code}' "$URL/api/v1/events")
 status_is 405
 check $? "events: GET is 405"
 
+# bounded answers: at most SMTPDIAG_MAX_EVENT_ERRORS (100) error objects, then one
+# {"more":K}; results up to 8 x --max-body, then "results_left_out"
+awk 'BEGIN { printf "["; for (i = 0; i < 5000; i++) printf "%s{}", (i ? "," : ""); printf "]" }' >"$TMP/empties.json"
+json "" "$TMP/empties.json"
+status_is 400 && has '"events":5000,"decided":0,"ignored":0,"errors":5000' &&
+	[ "$(grep -c '^{"event":' "$TMP/out")" -eq 100 ] && has '^\{"more":4900,"message":"and 4900 more errors' &&
+	[ "$(wc -c <"$TMP/out")" -lt 40000 ]
+check $? "events: 5,000 bad values give 100 error objects and one \"more\", the counts complete"
+awk 'BEGIN { printf "["; for (i = 0; i < 250; i++) printf "%s{\"email\":\"u%d@b.example\",\"event\":\"bounce\",\"sg_event_id\":\"x\"}", (i ? "," : ""), i; printf "]" }' >"$TMP/many.json"
+json "" "$TMP/many.json"
+left=$(sed -n 's/.*"results_left_out":\([0-9]*\).*/\1/p' "$TMP/out")
+status_is 200 && has '"events":250,"decided":250' && [ -n "$left" ] && [ "$left" -gt 0 ] &&
+	[ $(($(grep -c '^{"action"' "$TMP/out") + left)) -eq 250 ] && [ "$(wc -c <"$TMP/out")" -le $((8 * 16384 + 170000)) ]
+check $? "events: results past 8 x --max-body are left out and counted (\"results_left_out\")"
+
 json "?esp=nosuch" "$FIX/ses/complaint.json"
 status_is 400 && has 'unknown service'
 check $? "events: ?esp= of no service is 400"
