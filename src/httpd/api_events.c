@@ -13,8 +13,10 @@
  * event as that service's; ?taxonomy=NAME[,NAME] adds each record's category in
  * those vocabularies; ?all-events=1 also reports deliveries, opens, clicks.
  * When a key is configured for a service whose events the body holds, its
- * signature is checked first (events_auth.c): a wrong or missing one is a 401
- * and nothing is decoded. With a store (serve --store), the records are also
+ * signature is checked first (events_auth.c): a wrong, missing or stale one is
+ * a 401, one already taken a 409, and nothing is decoded; a post refused
+ * after that (the store failed) has its signatures forgotten, so that the
+ * sender's retry is taken. With a store (serve --store), the records are also
  * recorded, when the client may write (api_store.c), and the answer carries
  * ,"store":{"recorded":N,"duplicates":N,"errors":N}; 503 when the store failed. */
 #include <stdio.h>
@@ -26,7 +28,6 @@
 
 #define EV_MAX_TAX 8         /* taxonomies in ?taxonomy= */
 #define EV_TAX_ARG 128       /* bytes of ?taxonomy= */
-#define EV_WHY 160           /* bytes of a refusal's reason */
 #define EV_RESULTS_FACTOR 8  /* bytes of results in an answer, in --max-body's */
 /* what else an answer holds: the error objects (a message escaped, 6 bytes a
  * byte at worst, and its place), the counts and the store's */
@@ -171,13 +172,16 @@ static unsigned events_flags(hreq *r)
 	return all && strcmp(all, "0") && strcmp(all, "false") ? SMTPDIAG_DECODE_ALL_EVENTS : 0;
 }
 
-/* 401 with a JSON error; WWW-Authenticate when Basic credentials are asked for. */
-static enum MHD_Result refuse(hreq *r, const char *why, int basic)
+/* A refused signature: a JSON error; WWW-Authenticate when Basic credentials
+ * are asked for; Retry-After when the signatures remembered are too many. */
+static enum MHD_Result refuse(hreq *r, int status, const ev_auth *a)
 {
-	return reply_refuse(r, 401, why, basic ? "Basic realm=\"smtpdiag events\", charset=\"UTF-8\"" : NULL);
+	if (status == 503)
+		r->retry_after = 1;
+	return reply_refuse(r, status, a->why, a->basic ? "Basic realm=\"smtpdiag events\", charset=\"UTF-8\"" : NULL);
 }
 
-static enum MHD_Result answer(hreq *r, ev_out *o)
+static enum MHD_Result answer(hreq *r, ev_out *o, ev_auth *auth)
 {
 	const smtpdiag_event_counts *c = o->cnt;
 	int bad = c->events == c->errors; /* nothing read as an event */
@@ -204,6 +208,8 @@ static enum MHD_Result answer(hreq *r, ev_out *o)
 	smtpdiag_buf_free(&o->err);
 	if (failed)
 		r->retry_after = 1;
+	if (bad || failed) /* nothing or not all was recorded: the sender may post it again */
+		events_auth_release(auth);
 	return reply_buf(r, bad ? 400 : failed ? failed : 200, "application/json", &b);
 }
 
@@ -213,10 +219,11 @@ enum MHD_Result api_events(hreq *r)
 	smtpdiag_event_counts cnt = { 0, 0, 0, 0, 0 };
 	smtpdiag_error err = { 0, "" };
 	ev_out o = { .cnt = &cnt, .res_max = EV_RESULTS_FACTOR * r->cfg->max_body };
-	char tax[EV_TAX_ARG], why[EV_WHY];
+	char tax[EV_TAX_ARG];
 	smtpdiag_decoder *d;
 	unsigned long mask = 0;
-	int basic, st;
+	ev_auth auth = { 0 };
+	int st;
 
 	OFFLOAD(r);
 	if (!r->blen)
@@ -227,18 +234,23 @@ enum MHD_Result api_events(hreq *r)
 		return reply_error(r, 400, msg);
 	if (events_auth_any() || store_on())
 		mask = smtpdiag_events_services(r->body, r->blen, esp);
-	if (events_auth_any() && events_auth_check(r, mask, &basic, why, sizeof(why)) < 0)
-		return refuse(r, why, basic);
-	if ((st = store_rec_begin(r, events_auth_covers(mask), &o.rec)) != 0)
+	if (events_auth_any() && (st = events_auth_check(r, mask, esp, &auth)) != 0)
+		return refuse(r, st, &auth);
+	if ((st = store_rec_begin(r, events_auth_covers(mask), &o.rec)) != 0) {
+		events_auth_release(&auth);
 		return store_refuse(r, st, o.rec.why);
-	if (!(d = thread_decoder(events_flags(r))))
+	}
+	if (!(d = thread_decoder(events_flags(r)))) {
+		events_auth_release(&auth);
 		return reply_error(r, 503, "cannot create a decoder");
+	}
 	if (smtpdiag_decode_events(d, r->body, r->blen, "body", esp, on_event, &o, &cnt, &err) < 0) {
 		smtpdiag_buf_free(&o.res);
 		smtpdiag_buf_free(&o.err);
 		store_rec_end(&o.rec, &o.res); /* what was read before: recorded */
 		smtpdiag_buf_free(&o.res);
+		events_auth_release(&auth);
 		return reply_error(r, 400, err.message[0] ? err.message : "cannot read the events");
 	}
-	return answer(r, &o);
+	return answer(r, &o, &auth);
 }

@@ -227,6 +227,57 @@ json "" "$body" -H "X-Twilio-Email-Event-Webhook-Signature: bm90IGRlcg==" -H "X-
 status_is 401 && has 'not an ECDSA signature'
 check $? "sendgrid: a signature that is no DER is 401"
 
+# ---- replays: a signature is taken once; one Mailgun signature, one event ----
+sg_now=$sig # the SendGrid signature above, for the server below
+mailgun "$TMP/mg-event" "$((now - 5))"
+json "" "$TMP/mg.json"
+status_is 200 && has '"decided":1'
+check $? "replay: a signed Mailgun post is taken"
+json "" "$TMP/mg.json"
+status_is 409 && has 'already used' && ! has '"results"'
+check $? "replay: the same Mailgun post again is 409 and nothing is decoded"
+printf '{"event":"failed","severity":"permanent","recipient":"victim@example.net","delivery-status":{"code":550,"message":"5.1.1 gone"}}' >"$TMP/mg-other"
+mailgun "$TMP/mg-other" "$((now - 5))"
+json "" "$TMP/mg.json"
+status_is 409 && ! has 'victim@'
+check $? "replay: the same Mailgun signature over another body is 409"
+mailgun "$TMP/mg-event" "$((now - 6))"
+printf '{"signature":{"timestamp":"%s","token":"%s","signature":"%s"},"events":[%s,%s]}' \
+	"$((now - 6))" "$tok" "$sig" "$(cat "$TMP/mg-event")" "$(cat "$TMP/mg-other")" >"$TMP/mg-two.json"
+json "" "$TMP/mg-two.json"
+status_is 401 && has 'holds one event' && has 'holds 2'
+check $? "replay: one Mailgun signature over two events is 401"
+json "" "$TMP/mg.json"
+status_is 200
+check $? "replay: a refused post does not use up its signature"
+ftok=fedcba9876543210fedcba9876543210fedcba9876543210fe
+fsig=$(printf '%s%s' "$now" "$ftok" | openssl dgst -sha256 -hmac "$(cat "$TMP/mailgun.key")" | sed 's/^.*= //')
+form="event=bounced&recipient=gone%40example.net&code=550&error=5.1.1+unknown&timestamp=$now&token=$ftok&signature=$fsig"
+post "" --data-binary "$form"
+post "" --data-binary "$(echo "$form" | sed 's/gone%40/other%40/')"
+status_is 409
+check $? "replay: a legacy form post's signature again, another recipient, is 409"
+
+sgsig=$(sendgrid "$((now - 2))" "$body")
+json "" "$body" -H "X-Twilio-Email-Event-Webhook-Signature: $sgsig" -H "X-Twilio-Email-Event-Webhook-Timestamp: $((now - 2))"
+status_is 200
+check $? "replay: a signed SendGrid post is taken"
+sgsig=$(sendgrid "$((now - 2))" "$body")
+json "" "$body" -H "X-Twilio-Email-Event-Webhook-Signature: $sgsig" -H "X-Twilio-Email-Event-Webhook-Timestamp: $((now - 2))"
+status_is 409 && has 'already used'
+check $? "replay: the same SendGrid timestamp and body again (signed anew) is 409"
+old=$((now - 600))
+sgsig=$(sendgrid "$old" "$body")
+json "" "$body" -H "X-Twilio-Email-Event-Webhook-Signature: $sgsig" -H "X-Twilio-Email-Event-Webhook-Timestamp: $old"
+status_is 401 && has 'minutes off the clock'
+check $? "replay: a SendGrid signature 10 minutes old is 401"
+late=$((now + 600))
+sgsig=$(sendgrid "$late" "$body")
+json "" "$body" -H "X-Twilio-Email-Event-Webhook-Signature: $sgsig" -H "X-Twilio-Email-Event-Webhook-Timestamp: $late"
+status_is 401 && has 'minutes off the clock'
+check $? "replay: a SendGrid signature 10 minutes ahead is 401"
+sig=$sg_now
+
 json "" "$FIX/ses/sns-bounce-permanent.json"
 status_is 200 && has '"esp":"ses"'
 check $? "keys: a service without a key is taken unchecked"
