@@ -309,7 +309,11 @@ int smtpdiag_decoder_set_rules(smtpdiag_decoder *d, const smtpdiag_rules *rules)
 
 /* Decode one email. origin (may be NULL) is copied into each fact. Returns the
  * number of facts (0: not a bounce) or a negative SMTPDIAG_E* code. The facts
- * stay valid until the next call on the same decoder or its free. */
+ * stay valid until the next call on the same decoder or its free. When the
+ * email names more than SMTPDIAG_MAX_RECIPIENTS recipients, the facts of the
+ * first ones are returned and err (when not NULL) is set to SMTPDIAG_ELIMIT
+ * with a message that names the limit; otherwise a non-negative return leaves
+ * err->code 0. */
 int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len,
 		    const char *origin, smtpdiag_error *err);
 const smtpdiag_fact *smtpdiag_decoder_fact(const smtpdiag_decoder *d, size_t i);

@@ -169,6 +169,8 @@ static void on_event(void *ctx, const smtpdiag_fact *f, const smtpdiag_error *e)
 {
 	run *r = ctx;
 
+	if (e && strstr(e->message, "(SMTPDIAG_MAX_RECIPIENTS)"))
+		r->t.over_rcpt++;
 	if (e)
 		cli_err("decode: %s: %s", r->origin, e->message);
 	else
@@ -235,7 +237,13 @@ static void on_msg(void *ctx, const char *origin, const char *msg, size_t len)
 		r->t.nonbounces++;
 		return;
 	}
-	r->t.bounces++;
+	if (err.code == SMTPDIAG_ELIMIT) { /* over the recipient limit: its first verdicts, and an error */
+		r->t.errors++;
+		r->t.over_rcpt++;
+		cli_err("decode: %s: %s", origin, err.message);
+	} else {
+		r->t.bounces++;
+	}
 	for (int i = 0; i < n; i++)
 		put_fact(r, smtpdiag_decoder_fact(r->dec, (size_t)i), origin);
 }

@@ -290,3 +290,12 @@ serve b64 --sendgrid-public-key "$TMP/sg.b64"
 json "" "$body" -H "X-Twilio-Email-Event-Webhook-Signature: $sig" -H "X-Twilio-Email-Event-Webhook-Timestamp: $now"
 status_is 200 && has '"decided":5'
 check $? "sendgrid: the key as bare base64 DER (as SendGrid shows it) works too"
+
+# /api/v1/decode: a DSN over the recipient limit is an error that names it, with its first verdicts
+serve dec
+dsn_for 1500 >"$TMP/many-rcpt.eml"
+ST=$(curl -s --max-time 10 -o "$TMP/out" -w '%{http_code}' -H 'Content-Type: message/rfc822' \
+	--data-binary "@$TMP/many-rcpt.eml" "$URL/api/v1/decode") || ST=curl-failed
+status_is 200 && has '"counts":\{"messages":1,"bounces":0,"not_bounces":0,"errors":1,"results":1024\}' &&
+	has '"error":"more than 1024 recipients \(SMTPDIAG_MAX_RECIPIENTS\)'
+check $? "decode: a DSN over the recipient limit: 1,024 results and an error that names the limit"
