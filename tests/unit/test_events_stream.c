@@ -124,6 +124,10 @@ static void test_array_elements(void **state)
 	expect("[\n" SG(1) ",\n  \"text\",\n" SG(2) "\n]\n", 3, 2, 1,
 	       (const char *const[]){ "F u2@", "E line 3: event 2: not an event object", NULL });
 	expect("[]", 0, 0, 0, (const char *const[]){ NULL });
+	/* a form-encoded post is read whole, however it is given */
+	expect("event=bounced&recipient=carol%40mail.example.net&code=550&error=5.1.1+unknown&token=t&signature=s"
+	       "&timestamp=1",
+	       1, 1, 0, (const char *const[]){ "F carol@mail.example.net", NULL });
 	expect("\xEF\xBB\xBF[" SG(1) "]", 1, 1, 0, (const char *const[]){ "F u1@", NULL });
 	expect("[[" SG(1) "," SG(2) "]]", 2, 2, 0, (const char *const[]){ "F u1@", "F u2@", NULL });
 }

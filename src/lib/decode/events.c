@@ -345,12 +345,13 @@ int smtpdiag_decode_events_read(smtpdiag_decoder *d, smtpdiag_read_fn rd, void *
 	memset(&local, 0, sizeof(local));
 	if ((rc = run_begin(&r, rd ? d : NULL, esp, err)) < 0)
 		return rc;
-	/* the first bytes tell JSON from a form-encoded post, which is read whole */
+	/* the first bytes tell JSON; anything else is held up to the size of a
+	 * form-encoded post (read whole), to be told apart as a whole input is */
 	eof = pull(rd, rctx, &b, &len, &cap, 1);
+	if (eof == 0 && !starts_json(b, len))
+		eof = pull(rd, rctx, &b, &len, &cap, SD_ESP_MAX_FORM + 1);
 	if (eof >= 0 && !starts_json(b, len) && sd_esp_form_detect(b, len)) {
-		eof = eof ? 1 : pull(rd, rctx, &b, &len, &cap, SD_ESP_MAX_FORM + 1);
-		if (eof >= 0)
-			read_form(&r, b, len);
+		read_form(&r, b, len);
 	} else if (eof >= 0) {
 		eof = stream_json(&r, rd, rctx, &b, &len, &cap, eof);
 	}
