@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "smtpdiag.h"
+#include "../tests/unit/chunks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,27 +19,10 @@ static void on_fact(void *arg, const smtpdiag_fact *f, const smtpdiag_error *e)
 	(void)e;
 }
 
-typedef struct src {
-	const char *p;
-	size_t n, off, step;
-} src;
-
-static long rd(void *ctx, char *buf, size_t cap)
-{
-	src *s = ctx;
-	size_t k = s->n - s->off;
-
-	k = k < s->step ? k : s->step;
-	k = k < cap ? k : cap;
-	memcpy(buf, s->p + s->off, k);
-	s->off += k;
-	return (long)k;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	smtpdiag_event_counts c2 = { 0, 0, 0, 0, 0 };
-	src s;
+	chunks s;
 	static smtpdiag_decoder *d;
 	smtpdiag_event_counts c = { 0, 0, 0, 0, 0 };
 	smtpdiag_buf b = { 0 };
@@ -58,8 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	smtpdiag_decode_events(d, (const char *)data, size, "fuzz", esp, on_fact, &b, &c, NULL);
 	if (c.events != c.decided + c.ignored + c.errors)
 		abort();
-	s = (src){ (const char *)data, size, 0, 1 + size % 7 };
-	smtpdiag_decode_events_read(d, rd, &s, "fuzz", esp, NULL, NULL, &c2, NULL);
+	s = (chunks){ (const char *)data, size, 0, 1 + size % 7 };
+	smtpdiag_decode_events_read(d, chunks_read, &s, "fuzz", esp, NULL, NULL, &c2, NULL);
 	if (c2.events != c.events || c2.decided != c.decided || c2.errors != c.errors || c2.facts != c.facts)
 		abort();
 	smtpdiag_buf_free(&b);

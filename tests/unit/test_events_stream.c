@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "smtpdiag.h"
+#include "chunks.h"
 
 #define SG(n) "{\"email\":\"u" #n "@mail.example.net\",\"event\":\"bounce\",\"reason\":\"550 5.1.1 no such user\"," \
 	      "\"status\":\"5.1.1\",\"sg_event_id\":\"e" #n "\"}"
@@ -35,25 +36,6 @@ static void on_event(void *arg, const smtpdiag_fact *f, const smtpdiag_error *e)
 		t->errors_seen++;
 	}
 	smtpdiag_buf_append(&t->b, "\n", 1);
-}
-
-typedef struct src {
-	const char *p;
-	size_t n, off, step;
-} src;
-
-static long rd(void *ctx, char *buf, size_t cap)
-{
-	src *s = ctx;
-	size_t k = s->n - s->off;
-
-	if (k > s->step)
-		k = s->step;
-	if (k > cap)
-		k = cap;
-	memcpy(buf, s->p + s->off, k);
-	s->off += k;
-	return (long)k;
 }
 
 static char *cstr(const smtpdiag_buf *b)
@@ -85,11 +67,11 @@ static char *run(const char *body, size_t len, smtpdiag_event_counts *c)
 	smtpdiag_buf_free(&t.b);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		smtpdiag_event_counts c2;
-		src s = { body, len, 0, steps[i] };
+		chunks s = { body, len, 0, steps[i] };
 		char *got;
 		memset(&t, 0, sizeof(t));
 		memset(&c2, 0, sizeof(c2));
-		assert_true(smtpdiag_decode_events_read(d, rd, &s, "t", NULL, on_event, &t, &c2, &err) >= 0);
+		assert_true(smtpdiag_decode_events_read(d, chunks_read, &s, "t", NULL, on_event, &t, &c2, &err) >= 0);
 		got = cstr(&t.b);
 		smtpdiag_buf_free(&t.b);
 		if (strcmp(got, whole) || memcmp(&c2, c, sizeof(c2)))
