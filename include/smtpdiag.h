@@ -311,7 +311,11 @@ int smtpdiag_decoder_set_rules(smtpdiag_decoder *d, const smtpdiag_rules *rules)
 
 /* Decode one email. origin (may be NULL) is copied into each fact. Returns the
  * number of facts (0: not a bounce) or a negative SMTPDIAG_E* code. The facts
- * stay valid until the next call on the same decoder or its free. */
+ * stay valid until the next call on the same decoder or its free. When the
+ * email names more than SMTPDIAG_MAX_RECIPIENTS recipients, the facts of the
+ * first ones are returned and err (when not NULL) is set to SMTPDIAG_ELIMIT
+ * with a message that names the limit; otherwise a non-negative return leaves
+ * err->code 0. */
 int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len,
 		    const char *origin, smtpdiag_error *err);
 const smtpdiag_fact *smtpdiag_decoder_fact(const smtpdiag_decoder *d, size_t i);
@@ -331,12 +335,18 @@ typedef struct smtpdiag_event_counts {
 	size_t events;  /* events read: decided + ignored + errors */
 	size_t decided; /* events that gave facts */
 	size_t ignored; /* events with nothing to say (sends, deliveries, opens ...) */
-	size_t errors;  /* malformed JSON, events of no known service */
+	size_t errors;  /* malformed JSON, events of no known service, events over
+			   SMTPDIAG_MAX_RECIPIENTS (whose first facts are given) */
 	size_t facts;   /* facts given */
 } smtpdiag_event_counts;
 
+#define SMTPDIAG_MAX_EVENT_ERRORS 100 /* errors reported one by one per call; then one "and N more" */
+#define SMTPDIAG_MAX_RECIPIENTS 1024  /* facts from one message or event; more is an error */
+
 /* Called with each fact (e NULL), or with each error (f NULL): e->message says
- * where ("line 3, column 7: ..."). Both live only during the call. */
+ * where ("line 3, column 7: ..."). Both live only during the call. After
+ * SMTPDIAG_MAX_EVENT_ERRORS errors, the others are only counted, and one last
+ * call says how many there were: e->code SMTPDIAG_ELIMIT, "and N more errors ...". */
 typedef void (*smtpdiag_event_fn)(void *arg, const smtpdiag_fact *f, const smtpdiag_error *e);
 
 /* 1 when p starts like ESP event input (JSON, or a form-encoded post). */
@@ -347,6 +357,16 @@ int smtpdiag_events_detect(const char *p, size_t len);
 int smtpdiag_decode_events(smtpdiag_decoder *d, const char *p, size_t len, const char *origin,
 			   const char *esp, smtpdiag_event_fn fn, void *arg,
 			   smtpdiag_event_counts *counts, smtpdiag_error *err);
+/* The same, with the input read from rd (a file, a pipe) a piece at a time:
+ * rd(rctx, buf, cap) puts up to cap bytes in buf and returns how many, 0 at
+ * the end, or -1 (then SMTPDIAG_EIO is returned, after the events read before).
+ * Only the value being read is held (one body or one element of a top-level
+ * array, at most SMTPDIAG_MAX_MESSAGE bytes: a longer one is an error), so
+ * memory does not grow with the input. */
+typedef long (*smtpdiag_read_fn)(void *rctx, char *buf, size_t cap);
+int smtpdiag_decode_events_read(smtpdiag_decoder *d, smtpdiag_read_fn rd, void *rctx, const char *origin,
+				const char *esp, smtpdiag_event_fn fn, void *arg,
+				smtpdiag_event_counts *counts, smtpdiag_error *err);
 /* The services' names ("ses", "sendgrid", ...): i from 0 until NULL. */
 const char *smtpdiag_esp_name(size_t i);
 /* The services whose events smtpdiag_decode_events() would read in p (esp as
@@ -354,6 +374,9 @@ const char *smtpdiag_esp_name(size_t i);
  * esp. Nothing is decided: for a server that checks each service's signature
  * before it decodes anything. */
 unsigned long smtpdiag_events_services(const char *p, size_t len, const char *esp);
+/* How many events smtpdiag_decode_events() would read in p, errors included
+ * (0 for an unknown esp); nothing is decided. */
+size_t smtpdiag_events_count(const char *p, size_t len, const char *esp);
 
 /* ---- taxonomies ----
  * A verdict's category in other systems' vocabularies: "ses" (bounceType/

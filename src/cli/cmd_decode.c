@@ -1,5 +1,6 @@
 /* cmd_decode.c - smtpdiag decode: bounce emails to one verdict per recipient. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -168,34 +169,47 @@ static void on_event(void *ctx, const smtpdiag_fact *f, const smtpdiag_error *e)
 {
 	run *r = ctx;
 
+	if (e && strstr(e->message, "(SMTPDIAG_MAX_RECIPIENTS)"))
+		r->t.over_rcpt++;
 	if (e)
 		cli_err("decode: %s: %s", r->origin, e->message);
 	else
 		put_fact(r, f, r->origin);
 }
 
-/* One input of ESP webhook events. */
-static void on_events(run *r, const char *origin, const char *msg, size_t len)
+/* One input of ESP webhook events, read: n from smtpdiag_decode_events*(). */
+static void events_done(run *r, const char *origin, int n, const smtpdiag_event_counts *c,
+			const smtpdiag_error *err)
 {
+	r->t.inputs++;
+	r->t.events += c->events;
+	r->t.ev_decided += c->decided;
+	r->t.ev_ignored += c->ignored;
+	r->t.ev_errors += c->errors;
+	if (n < 0 || c->errors) {
+		r->t.errors++;
+		if (n < 0)
+			cli_err("decode: %s: %s", origin, err->message);
+	} else if (c->facts) {
+		r->t.bounces++;
+	} else {
+		r->t.nonbounces++;
+	}
+}
+
+/* A JSON input, read a piece at a time (input.c). */
+static void on_stream(void *ctx, const char *origin, void *src)
+{
+	run *r = ctx;
 	smtpdiag_event_counts c = { 0, 0, 0, 0, 0 };
 	smtpdiag_error err = { 0, "" };
 	int n;
 
 	r->origin = origin;
-	n = smtpdiag_decode_events(r->dec, msg, len, origin, r->esp, on_event, r, &c, &err);
-	r->t.events += c.events;
-	r->t.ev_decided += c.decided;
-	r->t.ev_ignored += c.ignored;
-	r->t.ev_errors += c.errors;
-	if (n < 0 || c.errors) {
-		r->t.errors++;
-		if (n < 0)
-			cli_err("decode: %s: %s", origin, err.message);
-	} else if (c.facts) {
-		r->t.bounces++;
-	} else {
-		r->t.nonbounces++;
-	}
+	n = smtpdiag_decode_events_read(r->dec, input_src_read, src, origin, r->esp, on_event, r, &c, &err);
+	if (n == SMTPDIAG_EIO)
+		snprintf(err.message, sizeof(err.message), "%s", input_src_error(src));
+	events_done(r, origin, n, &c, &err);
 }
 
 static void on_msg(void *ctx, const char *origin, const char *msg, size_t len)
@@ -205,8 +219,10 @@ static void on_msg(void *ctx, const char *origin, const char *msg, size_t len)
 	int n;
 
 	if (r->esp || smtpdiag_events_detect(msg, len)) {
-		r->t.inputs++;
-		on_events(r, origin, msg, len);
+		smtpdiag_event_counts c = { 0, 0, 0, 0, 0 };
+		r->origin = origin;
+		n = smtpdiag_decode_events(r->dec, msg, len, origin, r->esp, on_event, r, &c, &err);
+		events_done(r, origin, n, &c, &err);
 		return;
 	}
 	n = smtpdiag_decode(r->dec, msg, len, origin, &err);
@@ -221,7 +237,13 @@ static void on_msg(void *ctx, const char *origin, const char *msg, size_t len)
 		r->t.nonbounces++;
 		return;
 	}
-	r->t.bounces++;
+	if (err.code == SMTPDIAG_ELIMIT) { /* over the recipient limit: its first verdicts, and an error */
+		r->t.errors++;
+		r->t.over_rcpt++;
+		cli_err("decode: %s: %s", origin, err.message);
+	} else {
+		r->t.bounces++;
+	}
 	for (int i = 0; i < n; i++)
 		put_fact(r, smtpdiag_decoder_fact(r->dec, (size_t)i), origin);
 }
@@ -340,6 +362,7 @@ int cmd_decode(int argc, char **argv)
 	w.on_msg = on_msg;
 	w.on_err = on_err;
 	w.ctx = &r;
+	w.on_stream = on_stream;
 	for (int i = first; i < argc; i++)
 		input_walk(&w, argv[i]);
 	if (r.summary)

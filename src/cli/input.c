@@ -7,10 +7,14 @@
  * stays flat however large it is; a message over the limit is reported and
  * skipped. An mbox on standard input streams the same way. A file that ends
  * before the size it had when opened is reported as changed while reading.
- * Inputs are recognised by content: a file starting "From " is an mbox. */
+ * Inputs are recognised by content: a file starting "From " is an mbox. A
+ * file (or standard input) of JSON is handed to on_stream, when there is one,
+ * to be read a piece at a time: a file of events can be much larger than one
+ * message, and is never held whole. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,12 +184,67 @@ static int looks_json(const char *p, size_t n)
 	return i < n && (p[i] == '{' || p[i] == '[');
 }
 
+/* A JSON input handed out a piece at a time: what the reader holds, then the rest of the file. */
+typedef struct in_src {
+	reader *r;
+	size_t given;   /* bytes of r->buf handed out */
+	uint64_t total; /* bytes handed out */
+	const char *why;
+} in_src;
+
+long input_src_read(void *src, char *buf, size_t cap)
+{
+	in_src *s = src;
+	size_t n = s->r->len - s->given;
+	ssize_t got;
+
+	if (n) {
+		n = n < cap ? n : cap;
+		memcpy(buf, s->r->buf + s->given, n);
+		s->given += n;
+		s->total += n;
+		return (long)n;
+	}
+	if (s->r->eof)
+		got = 0;
+	else
+		do
+			got = read(s->r->fd, buf, cap);
+		while (got < 0 && errno == EINTR);
+	if (got < 0)
+		s->why = strerror(errno);
+	else if (got == 0 && s->r->size && s->total < s->r->size)
+		s->why = SHRANK;
+	if (s->why)
+		return -1;
+	s->total += (size_t)got;
+	return (long)got;
+}
+
+const char *input_src_error(const void *src)
+{
+	const in_src *s = src;
+
+	return s->why ? s->why : "read error";
+}
+
+static void walk_json(const input_walker *w, reader *r)
+{
+	in_src s = { r, 0, 0, NULL };
+
+	w->on_stream(w->ctx, r->name, &s);
+}
+
 /* A file of one message, read whole (it is at most SMTPDIAG_MAX_MESSAGE), or
- * a file of JSON events (at most INPUT_MAX_EVENTS). */
+ * a file of JSON events: streamed (on_stream), or read whole up to INPUT_MAX_EVENTS. */
 static void read_whole(const input_walker *w, reader *r)
 {
 	int json = looks_json(r->buf, r->len);
 
+	if (json && w->on_stream) {
+		walk_json(w, r);
+		return;
+	}
 	if (json && r->size > INPUT_MAX_EVENTS) {
 		w->on_err(w->ctx, r->name, "events file larger than 1 GiB (INPUT_MAX_EVENTS): split it");
 		return;
@@ -478,6 +537,8 @@ static void walk_stdin(const input_walker *w)
 		w->on_err(w->ctx, "-", "empty input");
 	} else if (smtpdiag_mbox_detect(r.buf, r.len)) {
 		stream(w, &r, STDIN_CHUNK);
+	} else if (w->on_stream && looks_json(r.buf, r.len)) {
+		walk_json(w, &r);
 	} else {
 		ssize_t n = r.eof ? 0 : 1;
 		while (n > 0 && r.len <= SMTPDIAG_MAX_MESSAGE)

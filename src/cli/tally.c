@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "tally.h"
+#include "smtpdiag.h"
 
 void counter_add(counter *c, const char *key)
 {
@@ -86,6 +87,8 @@ void tally_print(const tally *t, FILE *f)
 	fprintf(f, "  bounces:     %lu\n", t->bounces);
 	fprintf(f, "  non-bounces: %lu\n", t->nonbounces);
 	fprintf(f, "  errors:      %lu\n", t->errors);
+	if (t->over_rcpt) /* their first 1024 verdicts are in the results */
+		fprintf(f, "    over %d recipients: %lu\n", SMTPDIAG_MAX_RECIPIENTS, t->over_rcpt);
 	if (t->events) {
 		fprintf(f, "events:      %lu\n", t->events);
 		fprintf(f, "  decided:     %lu\n", t->ev_decided);

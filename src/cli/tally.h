@@ -13,6 +13,7 @@ typedef struct counter {
 typedef struct tally {
 	unsigned long inputs, bounces, nonbounces, errors, results;
 	unsigned long events, ev_decided, ev_ignored, ev_errors; /* ESP events */
+	unsigned long over_rcpt; /* emails and events over SMTPDIAG_MAX_RECIPIENTS (among the errors) */
 	counter reason, domain, advice;
 } tally;
 

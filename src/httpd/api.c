@@ -219,15 +219,15 @@ static int decode_one(smtpdiag_decoder *d, const char *msg, size_t len, const ch
 	int n = smtpdiag_decode(d, msg, len, origin, err);
 
 	st->messages++;
-	if (n < 0) {
+	if (n < 0 || err->code == SMTPDIAG_ELIMIT) { /* over the recipient limit: an error, and its first facts */
 		hb_puts(&st->errs, st->errors++ ? ",\n{\"origin\":" : "\n{\"origin\":");
 		hb_json(&st->errs, origin);
 		hb_puts(&st->errs, ",\"error\":");
 		hb_json(&st->errs, err->message[0] ? err->message : smtpdiag_strerror(n));
 		hb_puts(&st->errs, "}");
-		return n;
-	}
-	if (n)
+		if (n < 0)
+			return n;
+	} else if (n)
 		st->bounces++;
 	else
 		st->not_bounces++;
@@ -295,7 +295,7 @@ enum MHD_Result api_decode(hreq *r)
 		}
 	}
 	metrics_decode_errors(st.errors);
-	if (st.errors && st.errors == st.messages) {
+	if (st.errors && st.errors == st.messages && !st.results) {
 		smtpdiag_buf_free(&st.out);
 		smtpdiag_buf_free(&st.errs);
 		return reply_error(r, status_of(rc), err.message[0] ? err.message : smtpdiag_strerror(rc));

@@ -3,11 +3,18 @@
  *   Mailgun   HMAC-SHA256 of timestamp + token under the webhook signing key,
  *             hex in "signature" (the JSON body's signature object, or the
  *             fields of a legacy form post); the timestamp within
- *             EV_MAILGUN_WINDOW of the clock.
- *   Postmark  HTTP Basic credentials (the user:password of the webhook URL).
+ *             EV_MAILGUN_WINDOW of the clock. The signature covers the
+ *             timestamp and the token, not the body: the token is taken once
+ *             (events_replay.c) and the post must hold one event, as Mailgun
+ *             posts them.
+ *   Postmark  HTTP Basic credentials (the user:password of the webhook URL);
+ *             nothing in them changes from post to post, so nothing can tell
+ *             a replay.
  *   SendGrid  ECDSA P-256 over SHA-256 of the X-Twilio-Email-Event-Webhook-
  *             Timestamp header then the raw body; the signature, base64 DER,
- *             in X-Twilio-Email-Event-Webhook-Signature.
+ *             in X-Twilio-Email-Event-Webhook-Signature; the timestamp within
+ *             EV_SENDGRID_WINDOW of the clock, and that digest (timestamp and
+ *             body, whatever the signature's encoding) taken once.
  * Keys are read once at start, before privileges are dropped, and are read
  * only afterwards. */
 #include <ctype.h>
@@ -221,21 +228,42 @@ static int mg_from_form(const hreq *r, mg_sig *m)
 	return 0;
 }
 
-static int mg_fresh(const char *ts)
+/* The Unix time in ts when it is within window seconds of the clock, else 0. */
+static long long fresh(const char *ts, long window)
 {
 	char *end;
-	long long t;
+	long long t, off;
 
 	errno = 0;
 	t = strtoll(ts, &end, 10);
 	if (!*ts || *end || errno || t <= 0)
 		return 0;
-	t -= (long long)time(NULL);
-	return t >= -EV_MAILGUN_WINDOW && t <= EV_MAILGUN_WINDOW;
+	off = t - (long long)time(NULL);
+	return off >= -window && off <= window ? t : 0;
 }
 
-static int mailgun_check(const hreq *r, char *why, size_t whylen)
+/* Take the signature that key stands for, good until until: 0, or the status to refuse with. */
+static int take_once(ev_auth *a, const uint8_t key[EV_SHA256], long long until, const char *service)
 {
+	int rc = events_replay_take(key, (int64_t)until);
+
+	if (rc == EV_REPLAY_NEW) {
+		memcpy(a->taken[a->ntaken++], key, EV_SHA256);
+		return 0;
+	}
+	if (rc == EV_REPLAY_SEEN)
+		snprintf(a->why, sizeof(a->why), "%s signature already used: a post is taken once (a replay?)", service);
+	else
+		snprintf(a->why, sizeof(a->why), "%s: too many signed posts inside their window (EV_REPLAY_MAX); "
+			 "try again later", service);
+	return rc == EV_REPLAY_SEEN ? 409 : 503;
+}
+
+static int mailgun_check(const hreq *r, const char *esp, ev_auth *a)
+{
+	char *why = a->why;
+	size_t whylen = sizeof(a->why), nev;
+	long long ts;
 	static const char hex[] = "0123456789abcdef";
 	uint8_t mac[EV_SHA256];
 	char want[2 * EV_SHA256], got[2 * EV_SHA256];
@@ -246,12 +274,12 @@ static int mailgun_check(const hreq *r, char *why, size_t whylen)
 		i++;
 	if ((i < r->blen && r->body[i] == '{' ? mg_from_json(r, &m) : mg_from_form(r, &m)) < 0 || !m.sig[0]) {
 		snprintf(why, whylen, "Mailgun post without a signature (one signed event per post)");
-		return -1;
+		return 401;
 	}
-	if (!mg_fresh(m.ts)) {
+	if (!(ts = fresh(m.ts, EV_MAILGUN_WINDOW))) {
 		snprintf(why, whylen, "Mailgun signature timestamp missing or more than %d minutes off the clock",
 			 EV_MAILGUN_WINDOW / 60);
-		return -1;
+		return 401;
 	}
 	crypto_hmac_sha256(keys[K_MAILGUN].secret, keys[K_MAILGUN].n, m.ts, strlen(m.ts), m.token,
 			   strlen(m.token), mac);
@@ -263,15 +291,23 @@ static int mailgun_check(const hreq *r, char *why, size_t whylen)
 		got[i] = (char)tolower((unsigned char)m.sig[i]); /* m.sig is NUL-padded past its end */
 	if (strlen(m.sig) != sizeof(got) || !crypto_equal(want, got, sizeof(got))) {
 		snprintf(why, whylen, "Mailgun signature does not match the signing key");
-		return -1;
+		return 401;
 	}
-	return 0;
+	if ((nev = smtpdiag_events_count(r->body, r->blen, esp)) != 1) {
+		snprintf(why, whylen, "a signed Mailgun post holds one event (Mailgun posts one a request); "
+			 "this one holds %zu", nev);
+		return 401;
+	}
+	crypto_sha256("mailgun token ", 14, m.token, strlen(m.token), mac);
+	return take_once(a, mac, ts + EV_MAILGUN_WINDOW, "Mailgun");
 }
 
 /* ---- Postmark ---- */
 
-static int postmark_check(const hreq *r, char *why, size_t whylen)
+static int postmark_check(const hreq *r, ev_auth *a)
 {
+	char *why = a->why;
+	size_t whylen = sizeof(a->why);
 	const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	uint8_t got[EV_KEY_MAX] = { 0 };
 	long n = -1;
@@ -280,11 +316,11 @@ static int postmark_check(const hreq *r, char *why, size_t whylen)
 		n = crypto_base64(h + 6, strlen(h + 6), got, sizeof(got));
 	if (n < 0) {
 		snprintf(why, whylen, "Postmark post without HTTP Basic credentials");
-		return -1;
+		return 401;
 	}
 	if (!crypto_equal(got, keys[K_POSTMARK].secret, keys[K_POSTMARK].n) | ((size_t)n != keys[K_POSTMARK].n)) {
 		snprintf(why, whylen, "Postmark post with wrong HTTP Basic credentials");
-		return -1;
+		return 401;
 	}
 	return 0;
 }
@@ -304,8 +340,11 @@ static int der_int(const uint8_t *d, size_t n, size_t *p, const uint8_t **v, siz
 	return 0;
 }
 
-static int sendgrid_check(const hreq *r, char *why, size_t whylen)
+static int sendgrid_check(const hreq *r, ev_auth *a)
 {
+	char *why = a->why;
+	size_t whylen = sizeof(a->why);
+	long long t;
 	const char *sig = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, SG_SIG_HDR);
 	const char *ts = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, SG_TS_HDR);
 	uint8_t der[EV_DER_MAX], digest[EV_SHA256];
@@ -315,31 +354,45 @@ static int sendgrid_check(const hreq *r, char *why, size_t whylen)
 
 	if (n < 0 || strlen(ts) > EV_SIG_MAX) {
 		snprintf(why, whylen, "SendGrid post without its signature and timestamp headers");
-		return -1;
+		return 401;
 	}
 	if (n < 8 || der[0] != 0x30 || der[1] != n - 2 || der_int(der, (size_t)n, &p, &rv, &rn) < 0 ||
 	    der_int(der, (size_t)n, &p, &sv, &sn) < 0 || p != (size_t)n) {
 		snprintf(why, whylen, "SendGrid signature is not an ECDSA signature (base64 DER)");
-		return -1;
+		return 401;
 	}
 	crypto_sha256(ts, strlen(ts), r->body, r->blen, digest);
 	if (!crypto_p256_verify(digest, rv, rn, sv, sn)) {
 		snprintf(why, whylen, "SendGrid signature does not match the public key");
-		return -1;
+		return 401;
 	}
-	return 0;
+	if (!(t = fresh(ts, EV_SENDGRID_WINDOW))) {
+		snprintf(why, whylen, "SendGrid signature timestamp more than %d minutes off the clock",
+			 EV_SENDGRID_WINDOW / 60);
+		return 401;
+	}
+	return take_once(a, digest, t + EV_SENDGRID_WINDOW, "SendGrid");
 }
 
-int events_auth_check(hreq *r, unsigned long mask, int *basic, char *why, size_t whylen)
+int events_auth_check(hreq *r, unsigned long mask, const char *esp, ev_auth *a)
 {
-	*basic = 0;
-	if (keys[K_MAILGUN].on && (mask & keys[K_MAILGUN].bit) && mailgun_check(r, why, whylen) < 0)
-		return -1;
-	if (keys[K_POSTMARK].on && (mask & keys[K_POSTMARK].bit) && postmark_check(r, why, whylen) < 0) {
-		*basic = 1;
-		return -1;
-	}
-	if (keys[K_SENDGRID].on && (mask & keys[K_SENDGRID].bit) && sendgrid_check(r, why, whylen) < 0)
-		return -1;
-	return 0;
+	int st = 0;
+
+	memset(a, 0, sizeof(*a));
+	if (keys[K_POSTMARK].on && (mask & keys[K_POSTMARK].bit) && (st = postmark_check(r, a)) != 0)
+		a->basic = 1;
+	else if (keys[K_MAILGUN].on && (mask & keys[K_MAILGUN].bit) && (st = mailgun_check(r, esp, a)) != 0)
+		;
+	else if (keys[K_SENDGRID].on && (mask & keys[K_SENDGRID].bit))
+		st = sendgrid_check(r, a);
+	if (st)
+		events_auth_release(a);
+	return st;
+}
+
+void events_auth_release(ev_auth *a)
+{
+	for (int i = 0; i < a->ntaken; i++)
+		events_replay_forget(a->taken[i]);
+	a->ntaken = 0;
 }

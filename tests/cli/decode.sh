@@ -131,3 +131,20 @@ expect_exit 2 "bad format" -- "$BIN" decode --format xml samples
 expect_exit 2 "unknown option" -- "$BIN" decode --bogus samples
 expect_exit 0 "help" -- "$BIN" decode --help
 expect_out "usage: smtpdiag decode" "help text"
+
+# limits said out loud: a DSN for 1,500 recipients gives the first 1,024
+# verdicts, an error line that names SMTPDIAG_MAX_RECIPIENTS, exit 1, and the
+# summary counts it; an events file of 5,000 bad values writes 100 error lines
+# and one "and 4900 more"
+dsn_for 1500 >"$TMP/many-rcpt.eml"
+expect_exit 1 "a DSN over the recipient limit: exit 1" -- "$BIN" decode "$TMP/many-rcpt.eml"
+expect_lines 1024 "a DSN over the recipient limit: its first 1,024 verdicts" out
+expect_err 'many-rcpt.eml: more than 1024 recipients \(SMTPDIAG_MAX_RECIPIENTS\)' "the error names the limit"
+expect_exit 1 "a DSN over the recipient limit, --summary" -- "$BIN" decode --summary "$TMP/many-rcpt.eml"
+expect_out '^  errors: +1$' "the summary counts it among the errors"
+expect_out '^    over 1024 recipients: 1$' "the summary counts it over the recipient limit"
+awk 'BEGIN { printf "["; for (i = 0; i < 5000; i++) printf "%s{}", (i ? "," : ""); printf "]" }' >"$TMP/empties.json"
+expect_exit 1 "5,000 bad events" -- "$BIN" decode --summary "$TMP/empties.json"
+expect_lines 101 "100 error lines and one more" err
+expect_err 'empties.json: and 4900 more errors' "the last line says how many more"
+expect_out '^  errors: +5000$' "every bad event is counted"

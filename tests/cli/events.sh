@@ -104,6 +104,21 @@ ST=$(curl -s --max-time 10 -o "$TMP/out" -w '%{http_code}' "$URL/api/v1/events")
 status_is 405
 check $? "events: GET is 405"
 
+# bounded answers: at most SMTPDIAG_MAX_EVENT_ERRORS (100) error objects, then one
+# {"more":K}; results up to 8 x --max-body, then "results_left_out"
+awk 'BEGIN { printf "["; for (i = 0; i < 5000; i++) printf "%s{}", (i ? "," : ""); printf "]" }' >"$TMP/empties.json"
+json "" "$TMP/empties.json"
+status_is 400 && has '"events":5000,"decided":0,"ignored":0,"errors":5000' &&
+	[ "$(grep -c '^{"event":' "$TMP/out")" -eq 100 ] && has '^\{"more":4900,"message":"and 4900 more errors' &&
+	[ "$(wc -c <"$TMP/out")" -lt 40000 ]
+check $? "events: 5,000 bad values give 100 error objects and one \"more\", the counts complete"
+awk 'BEGIN { printf "["; for (i = 0; i < 250; i++) printf "%s{\"email\":\"u%d@b.example\",\"event\":\"bounce\",\"sg_event_id\":\"x\"}", (i ? "," : ""), i; printf "]" }' >"$TMP/many.json"
+json "" "$TMP/many.json"
+left=$(sed -n 's/.*"results_left_out":\([0-9]*\).*/\1/p' "$TMP/out")
+status_is 200 && has '"events":250,"decided":250' && [ -n "$left" ] && [ "$left" -gt 0 ] &&
+	[ $(($(grep -c '^{"action"' "$TMP/out") + left)) -eq 250 ] && [ "$(wc -c <"$TMP/out")" -le $((8 * 16384 + 170000)) ]
+check $? "events: results past 8 x --max-body are left out and counted (\"results_left_out\")"
+
 json "?esp=nosuch" "$FIX/ses/complaint.json"
 status_is 400 && has 'unknown service'
 check $? "events: ?esp= of no service is 400"
@@ -212,6 +227,57 @@ json "" "$body" -H "X-Twilio-Email-Event-Webhook-Signature: bm90IGRlcg==" -H "X-
 status_is 401 && has 'not an ECDSA signature'
 check $? "sendgrid: a signature that is no DER is 401"
 
+# ---- replays: a signature is taken once; one Mailgun signature, one event ----
+sg_now=$sig # the SendGrid signature above, for the server below
+mailgun "$TMP/mg-event" "$((now - 5))"
+json "" "$TMP/mg.json"
+status_is 200 && has '"decided":1'
+check $? "replay: a signed Mailgun post is taken"
+json "" "$TMP/mg.json"
+status_is 409 && has 'already used' && ! has '"results"'
+check $? "replay: the same Mailgun post again is 409 and nothing is decoded"
+printf '{"event":"failed","severity":"permanent","recipient":"victim@example.net","delivery-status":{"code":550,"message":"5.1.1 gone"}}' >"$TMP/mg-other"
+mailgun "$TMP/mg-other" "$((now - 5))"
+json "" "$TMP/mg.json"
+status_is 409 && ! has 'victim@'
+check $? "replay: the same Mailgun signature over another body is 409"
+mailgun "$TMP/mg-event" "$((now - 6))"
+printf '{"signature":{"timestamp":"%s","token":"%s","signature":"%s"},"events":[%s,%s]}' \
+	"$((now - 6))" "$tok" "$sig" "$(cat "$TMP/mg-event")" "$(cat "$TMP/mg-other")" >"$TMP/mg-two.json"
+json "" "$TMP/mg-two.json"
+status_is 401 && has 'holds one event' && has 'holds 2'
+check $? "replay: one Mailgun signature over two events is 401"
+json "" "$TMP/mg.json"
+status_is 200
+check $? "replay: a refused post does not use up its signature"
+ftok=fedcba9876543210fedcba9876543210fedcba9876543210fe
+fsig=$(printf '%s%s' "$now" "$ftok" | openssl dgst -sha256 -hmac "$(cat "$TMP/mailgun.key")" | sed 's/^.*= //')
+form="event=bounced&recipient=gone%40example.net&code=550&error=5.1.1+unknown&timestamp=$now&token=$ftok&signature=$fsig"
+post "" --data-binary "$form"
+post "" --data-binary "$(echo "$form" | sed 's/gone%40/other%40/')"
+status_is 409
+check $? "replay: a legacy form post's signature again, another recipient, is 409"
+
+sgsig=$(sendgrid "$((now - 2))" "$body")
+json "" "$body" -H "X-Twilio-Email-Event-Webhook-Signature: $sgsig" -H "X-Twilio-Email-Event-Webhook-Timestamp: $((now - 2))"
+status_is 200
+check $? "replay: a signed SendGrid post is taken"
+sgsig=$(sendgrid "$((now - 2))" "$body")
+json "" "$body" -H "X-Twilio-Email-Event-Webhook-Signature: $sgsig" -H "X-Twilio-Email-Event-Webhook-Timestamp: $((now - 2))"
+status_is 409 && has 'already used'
+check $? "replay: the same SendGrid timestamp and body again (signed anew) is 409"
+old=$((now - 600))
+sgsig=$(sendgrid "$old" "$body")
+json "" "$body" -H "X-Twilio-Email-Event-Webhook-Signature: $sgsig" -H "X-Twilio-Email-Event-Webhook-Timestamp: $old"
+status_is 401 && has 'minutes off the clock'
+check $? "replay: a SendGrid signature 10 minutes old is 401"
+late=$((now + 600))
+sgsig=$(sendgrid "$late" "$body")
+json "" "$body" -H "X-Twilio-Email-Event-Webhook-Signature: $sgsig" -H "X-Twilio-Email-Event-Webhook-Timestamp: $late"
+status_is 401 && has 'minutes off the clock'
+check $? "replay: a SendGrid signature 10 minutes ahead is 401"
+sig=$sg_now
+
 json "" "$FIX/ses/sns-bounce-permanent.json"
 status_is 200 && has '"esp":"ses"'
 check $? "keys: a service without a key is taken unchecked"
@@ -224,3 +290,12 @@ serve b64 --sendgrid-public-key "$TMP/sg.b64"
 json "" "$body" -H "X-Twilio-Email-Event-Webhook-Signature: $sig" -H "X-Twilio-Email-Event-Webhook-Timestamp: $now"
 status_is 200 && has '"decided":5'
 check $? "sendgrid: the key as bare base64 DER (as SendGrid shows it) works too"
+
+# /api/v1/decode: a DSN over the recipient limit is an error that names it, with its first verdicts
+serve dec
+dsn_for 1500 >"$TMP/many-rcpt.eml"
+ST=$(curl -s --max-time 10 -o "$TMP/out" -w '%{http_code}' -H 'Content-Type: message/rfc822' \
+	--data-binary "@$TMP/many-rcpt.eml" "$URL/api/v1/decode") || ST=curl-failed
+status_is 200 && has '"counts":\{"messages":1,"bounces":0,"not_bounces":0,"errors":1,"results":1024\}' &&
+	has '"error":"more than 1024 recipients \(SMTPDIAG_MAX_RECIPIENTS\)'
+check $? "decode: a DSN over the recipient limit: 1,024 results and an error that names the limit"

@@ -40,3 +40,13 @@ expect_same() {
 	if cmp -s "$2" "$3"; then echo "ok $n - $1"; else
 		echo "not ok $n - $1"; diff "$2" "$3" | head -5 | sed 's/^/#   /'; fi
 }
+
+# dsn_for N: a DSN (RFC 3464) for N failed recipients, on stdout
+dsn_for() {
+	printf 'From: MAILER-DAEMON@mx.example.com\nTo: s@shop.example.com\nSubject: failure\nMIME-Version: 1.0\n'
+	printf 'Content-Type: multipart/report; report-type=delivery-status; boundary="BB"\n\n--BB\n'
+	printf 'Content-Type: text/plain\n\nFailed.\n\n--BB\nContent-Type: message/delivery-status\n\n'
+	printf 'Reporting-MTA: dns; mx.example.com\n\n'
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "Final-Recipient: rfc822; u%d@mail.example.net\nAction: failed\nStatus: 5.1.1\n\n", i }'
+	printf -- '--BB--\n'
+}

@@ -69,6 +69,11 @@ for cmd in explain decode scan; do
 done
 expect_exit 2 "SMTPDIAG_RULES bad: exits 2" -- env SMTPDIAG_RULES="$TMP/bad.rules" "$BIN" decode "$EML"
 expect_err 'bad.rules:3: bad regex' "SMTPDIAG_RULES bad: file:line"
+for re in '$' '^' '\b' 'x*'; do
+	printf '# ok\nmatch "x" reason=userunknown\nregex /%s/ reason=filtered\n' "$re" >"$TMP/empty.rules"
+	expect_exit 2 "decode: a regex that matches an empty text (/$re/) exits 2" -- "$BIN" decode --rules "$TMP/empty.rules" "$EML"
+	expect_err "empty.rules:3: bad regex: it matches an empty text" "/$re/: the error names file:line and why"
+done
 printf 'match "x" reason=nope\n' >"$TMP/bad2.rules"
 expect_exit 2 "unknown reason exits 2" -- "$BIN" explain --rules "$TMP/bad2.rules" 550
 expect_err "bad2.rules:1: unknown reason 'nope'" "unknown reason: file:line"

@@ -499,7 +499,7 @@ hsend() { printf "$1" | "$H" send "$PORT" 3000 >"$TMP/out" 2>"$TMP/err"; }
 # wait_ready FILE: until a hostile run in the background says it holds its connections
 wait_ready() {
 	i=0
-	while [ $i -lt 100 ] && ! grep -q '^ready' "$1" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+	while [ $i -lt 300 ] && ! grep -q '^ready' "$1" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
 }
 
 # server C: one connection thread, one handler thread, a 2 s request deadline

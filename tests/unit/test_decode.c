@@ -214,6 +214,40 @@ static void test_lenient_headers(void **state)
 	smtpdiag_decoder_free(d);
 }
 
+/* A DSN for 1,500 recipients: the first SMTPDIAG_MAX_RECIPIENTS facts, and
+ * err says the others were left out; a DSN within the limit leaves err->code 0. */
+static void dsn(smtpdiag_buf *b, int n)
+{
+	smtpdiag_buf_printf(b, "From: MAILER-DAEMON@mx.example.com\nTo: s@shop.example.com\nSubject: failure\n"
+			       "MIME-Version: 1.0\nContent-Type: multipart/report; report-type=delivery-status; "
+			       "boundary=\"BB\"\n\n--BB\nContent-Type: text/plain\n\nFailed.\n\n--BB\n"
+			       "Content-Type: message/delivery-status\n\nReporting-MTA: dns; mx.example.com\n\n");
+	for (int i = 0; i < n; i++)
+		smtpdiag_buf_printf(b, "Final-Recipient: rfc822; u%d@mail.example.net\nAction: failed\n"
+				       "Status: 5.1.1\n\n", i);
+	smtpdiag_buf_printf(b, "--BB--\n");
+}
+
+static void test_recipient_limit(void **state)
+{
+	smtpdiag_decoder *d = smtpdiag_decoder_new(0);
+	smtpdiag_buf big = { 0 }, small = { 0 };
+	smtpdiag_error err = { 0, "" };
+
+	(void)state;
+	assert_non_null(d);
+	dsn(&big, 1500);
+	dsn(&small, 3);
+	assert_int_equal(smtpdiag_decode(d, big.data, big.len, "t", &err), SMTPDIAG_MAX_RECIPIENTS);
+	assert_int_equal(err.code, SMTPDIAG_ELIMIT);
+	assert_non_null(strstr(err.message, "more than 1024 recipients (SMTPDIAG_MAX_RECIPIENTS)"));
+	assert_int_equal(smtpdiag_decode(d, small.data, small.len, "t", &err), 3);
+	assert_int_equal(err.code, 0);
+	smtpdiag_buf_free(&big);
+	smtpdiag_buf_free(&small);
+	smtpdiag_decoder_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_junk),
 		cmocka_unit_test(test_lenient),
 		cmocka_unit_test(test_lenient_headers),
+		cmocka_unit_test(test_recipient_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,7 +66,7 @@ static void put_message(FILE *f, const char *from, size_t body_lines)
 
 static void walk(seen *s)
 {
-	input_walker w = { on_msg, on_err, s };
+	input_walker w = { on_msg, on_err, s, NULL };
 
 	input_walk(&w, s->path);
 	unlink(s->path);

@@ -84,6 +84,12 @@ static const bad bads[] = {
 	{ "regex \"x\" reason=filtered\n", SMTPDIAG_EPARSE, "t.rules:1: regex takes a pattern between slashes" },
 	{ "regex /x/i reason=filtered\n", SMTPDIAG_EPARSE, "t.rules:1: a space must follow the closing /" },
 	{ "regex /a*/ reason=filtered\n", SMTPDIAG_EPARSE, "t.rules:1: bad regex: it matches an empty text" },
+	/* patterns that match an empty text somewhere in every reply, though not all of it */
+	{ "regex /$/ reason=filtered\n", SMTPDIAG_EPARSE, "t.rules:1: bad regex: it matches an empty text" },
+	{ "regex /^/ reason=filtered\n", SMTPDIAG_EPARSE, "t.rules:1: bad regex: it matches an empty text" },
+	{ "match \"x\" reason=filtered\nregex /\\b/ reason=filtered\n", SMTPDIAG_EPARSE,
+	  "t.rules:2: bad regex: it matches an empty text" },
+	{ "regex /(?:user|)/ reason=filtered\n", SMTPDIAG_EPARSE, "t.rules:1: bad regex: it matches an empty text" },
 	{ "hello \"x\" reason=filtered\n", SMTPDIAG_EPARSE, "t.rules:1: a rule starts with match" },
 	{ "match \"x\" code=550 reason=filtered\nmatch \"X\" code=550 reason=suspend\n", SMTPDIAG_EPARSE,
 	  "t.rules:2: duplicate: the same pattern and limits as line 1" },

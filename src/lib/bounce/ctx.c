@@ -9,6 +9,7 @@ sd_rcpt *sd_ctx_add(sd_ctx *c)
 
 	if (c->nrcpt >= SD_MAX_RECIPIENTS) {
 		c->limit_hit = 1;
+		c->rcpt_over = 1;
 		return NULL;
 	}
 	r = &c->rcpts[c->nrcpt++];
@@ -16,3 +17,5 @@ sd_rcpt *sd_ctx_add(sd_ctx *c)
 	r->reason = -1;
 	return r;
 }
+
+_Static_assert(SD_MAX_RECIPIENTS == 1024, "SD_RCPT_OVER_MSG names the limit");

@@ -49,7 +49,8 @@ typedef struct sd_ctx {
 	unsigned flags;         /* SMTPDIAG_DECODE_* */
 	sd_classifier *cls;
 	struct sd_urun *user;   /* the user's rules, asked first; NULL when none */
-	int limit_hit;          /* a module dropped recipients at SD_MAX_RECIPIENTS */
+	int limit_hit;          /* a module cut something at a limit (recipients, text scanned) */
+	int rcpt_over;          /* recipients were dropped at SD_MAX_RECIPIENTS */
 	/* caches of msgutil.c (filled on first use) */
 	sd_str body;            /* sd_ctx_body() result */
 	int body_done;
@@ -58,7 +59,11 @@ typedef struct sd_ctx {
 	int orig_done;          /* sd_ctx_find_original() ran */
 } sd_ctx;
 
-/* A new recipient record (reason -1, all else empty), or NULL at the limit. */
+/* What is said of a message or event with more recipients than the limit. */
+#define SD_RCPT_OVER_MSG "more than 1024 recipients (SMTPDIAG_MAX_RECIPIENTS): only the first 1024 are reported"
+
+/* A new recipient record (reason -1, all else empty), or NULL at the limit
+ * (c->rcpt_over and c->limit_hit set). */
 sd_rcpt *sd_ctx_add(sd_ctx *c);
 
 /* A format module: returns the number of recipients it added (0: not its

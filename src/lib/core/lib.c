@@ -39,6 +39,7 @@ void smtpdiag_buf_free(smtpdiag_buf *b)
  * library's own. */
 _Static_assert(sizeof(smtpdiag_buf) == sizeof(sd_buf), "smtpdiag_buf layout");
 _Static_assert(SMTPDIAG_MAX_MESSAGE == SD_MAX_MESSAGE, "one message limit");
+_Static_assert(SMTPDIAG_MAX_RECIPIENTS == SD_MAX_RECIPIENTS, "one recipient limit");
 
 void smtpdiag_buf_append(smtpdiag_buf *b, const char *p, size_t n)
 {

@@ -75,6 +75,7 @@ static int run_formats(sd_ctx *c)
 {
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		size_t before = c->nrcpt;
+		int over = c->rcpt_over;
 		int n = formats[i].fn(c);
 		if (n < 0)
 			return n;
@@ -85,6 +86,7 @@ static int run_formats(sd_ctx *c)
 			return n;
 		}
 		c->nrcpt = before; /* not its format: drop what it may have left */
+		c->rcpt_over = over;
 	}
 	return 0;
 }
@@ -126,6 +128,7 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 	d->nfacts = 0;
 	d->facts = NULL;
 	sd_arena_reset(&d->arena);
+	seterr(err, 0, "");
 	if (!msg || !len) {
 		seterr(err, SMTPDIAG_EINVAL, "empty input");
 		return SMTPDIAG_EINVAL;
@@ -181,6 +184,8 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 		if (want(&c, &c.rcpts[i], &d->facts[d->nfacts]))
 			d->nfacts++;
 	}
+	if (c.rcpt_over) /* the facts are given; err says some recipients were not */
+		seterr(err, SMTPDIAG_ELIMIT, SD_RCPT_OVER_MSG);
 	return (int)d->nfacts;
 }
 

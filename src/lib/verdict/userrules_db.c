@@ -79,6 +79,32 @@ static int compile_error(smtpdiag_rules *r, const char *name, hs_compile_error_t
 	return SMTPDIAG_EPARSE;
 }
 
+/* A regex that can match an empty text ($, ^ or \b alone, x* ...) matches at some
+ * place of every reply: refused. Vectorscan's minimum match width is exact for
+ * that question. 0, or SMTPDIAG_EPARSE with err set (the compile error, if
+ * the expression has one, is left to hs_compile_multi to name). */
+static int matches_empty(const sd_urule *u, const char *name, smtpdiag_error *err)
+{
+	hs_expr_info_t *info = NULL;
+	hs_compile_error_t *ce = NULL;
+	int empty;
+
+	if (hs_expression_info(u->expr, u->flags, &info, &ce) != HS_SUCCESS) {
+		hs_free_compile_error(ce);
+		return 0;
+	}
+	empty = info->min_width == 0;
+	free(info);
+	if (!empty)
+		return 0;
+	if (err) {
+		err->code = SMTPDIAG_EPARSE;
+		snprintf(err->message, sizeof(err->message), "%s:%u: bad regex: it matches an empty text, so "
+			 "every reply (anchors and \\b alone, x*, x?, and the like)", name, u->line);
+	}
+	return SMTPDIAG_EPARSE;
+}
+
 int sd_urules_compile(smtpdiag_rules *r, const char *name, smtpdiag_error *err)
 {
 	const char **expr = calloc(r->n + 1, sizeof(char *));
@@ -96,9 +122,11 @@ int sd_urules_compile(smtpdiag_rules *r, const char *name, smtpdiag_error *err)
 		expr[i] = u->expr;
 		flags[i] = u->flags;
 		ids[i] = i;
-		rc = u->expr ? 0 : SMTPDIAG_ENOMEM;
+		rc = !u->expr ? SMTPDIAG_ENOMEM : u->literal ? 0 : matches_empty(u, name, err);
 	}
-	if (!expr || !flags || !ids || rc)
+	if (rc == SMTPDIAG_EPARSE)
+		; /* err says which rule */
+	else if (!expr || !flags || !ids || rc)
 		rc = SMTPDIAG_ENOMEM;
 	else if (r->n && hs_compile_multi(expr, flags, ids, r->n, HS_MODE_BLOCK, NULL, &db, &ce) != HS_SUCCESS)
 		rc = compile_error(r, name, ce, err);

@@ -184,9 +184,15 @@ static void read_text(sd_ctx *c, sd_str body, ex_text *t)
 		}
 		if (end_line(line))
 			break;
-		if (t->n < EXIM_MAX_ITEMS && (address_line(line, &t->items[t->n]) ||
-					      pipe_line(line, &t->items[t->n]))) {
+		ex_item it = { SD_NULLSTR, SD_NULLSTR, SD_NULLSTR };
+		if (address_line(line, &it) || pipe_line(line, &it)) {
+			if (t->n == EXIM_MAX_ITEMS) { /* more than SD_MAX_RECIPIENTS: said, not dropped silently */
+				c->rcpt_over = 1;
+				cur = NULL;
+				continue;
+			}
 			cur = &t->items[t->n++];
+			*cur = it;
 			cur->alias = SD_NULLSTR;
 		} else if (cur && line.n > 2 && line.p[0] == ' ' && line.p[1] == ' ') {
 			item_line(c, cur, line);

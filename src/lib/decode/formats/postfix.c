@@ -89,8 +89,13 @@ static void read_text(sd_ctx *c, sd_str body, pf_text *t)
 		if (mta_starts(line, "Content-Type: message/rfc822"))
 			break;
 		line = logical_line(c, body, &pos, line);
-		if (t->n < PF_MAX_ITEMS && item_line(line, &t->items[t->n]))
-			t->n++;
+		pf_item it = { SD_NULLSTR, SD_NULLSTR, SD_NULLSTR };
+		if (!item_line(line, &it))
+			continue;
+		if (t->n < PF_MAX_ITEMS)
+			t->items[t->n++] = it;
+		else
+			c->rcpt_over = 1; /* more recipients than SD_MAX_RECIPIENTS: said, not dropped silently */
 	}
 }
 
