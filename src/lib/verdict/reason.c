@@ -292,6 +292,21 @@ static int another(const rctx *ctx)
 	return -1;
 }
 
+/* No test above took a phrase that matched (a recipient phrase with no
+ * command, a suppression notice of a sending service): a text that holds a
+ * failure phrase is not left undecided; the phrase's reason is taken, in the
+ * priority of order.rules. A success or an auto-reply phrase is no failure. */
+static int fallback(const rctx *ctx)
+{
+	sd_reasonset none = (1ull << SD_R_delivered) | (1ull << SD_R_vacation) | (1ull << SD_R_onhold) |
+			    (1ull << SD_R_undefined);
+	int r = sd_reason_pick(ctx->set & ~none);
+
+	if (r >= 0)
+		return r;
+	return ctx->in->diagn ? SD_R_onhold : SD_R_undefined;
+}
+
 static int text_reason(const rctx *ctx)
 {
 	const sd_vd_in *in = ctx->in;
@@ -310,7 +325,7 @@ static int text_reason(const rctx *ctx)
 		return r;
 	if (IN(SD_R_vacation))
 		return SD_R_vacation;
-	return in->diagn ? SD_R_onhold : SD_R_undefined;
+	return fallback(ctx);
 }
 
 int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in, sd_vd_why *why)
