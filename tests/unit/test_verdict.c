@@ -179,6 +179,10 @@ static const row rows[] = {
 	 * retrying does not clear it, its admin must act (Sendmail's "Local
 	 * configuration error", a hop count exceeded) */
 	{ "554 5.3.5 Local configuration error", V("systemerror", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	/* Exchange's component strings decide whose fault, not the status digits */
+	{ "550 5.1.0 RESOLVER.ADR.BadPrimary; recipient primary SMTP address is invalid", V("systemerror", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	{ "550 5.7.134 RESOLVER.RST.SenderNotAuthenticatedForMailbox; authentication required", V("rejected", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	{ "550 5.2.1 STOREDRV.Deliver.Exception:AccountDisabledException; Failed to process message due to a permanent exception", V("suspend", 0, 0, "suppress-recipient", "sender") },
 	{ "554 5.4.6 Too many hops 26 (25 max): from <sender@example.com> via mx.example.org", V("networkerror", 0, 0, "contact-recipient-admin", "recipient-admin") },
 };
 
