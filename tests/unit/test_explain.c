@@ -63,6 +63,14 @@ static const struct {
 	  "networkerror", 0, NULL },
 	{ "421 Please come back in a moment", SMTPDIAG_EXPLAIN_TEXT, 421, "", SMTPDIAG_CLASS_TRANSIENT, 1, 0,
 	  "systemerror", 0, NULL },
+	/* a text without codes whose phrase names a failure the reference order
+	 * does not take at RCPT is still explained, by that phrase */
+	{ "the recipient is not accepting any mail", SMTPDIAG_EXPLAIN_TEXT, 0, "", SMTPDIAG_CLASS_NONE, 0, 0,
+	  "filtered", 0, NULL },
+	/* a sending service's suppression notice is what happened, whatever it
+	 * says of the address's history ("invalid address") */
+	{ "Amazon SES has suppressed sending to this address because it has a recent history of bouncing as an invalid address.",
+	  SMTPDIAG_EXPLAIN_TEXT, 0, "", SMTPDIAG_CLASS_NONE, 0, 0, "suppressed", 0, NULL },
 	{ "postfix/smtp[1]: ABC: to=<bob@example.org>, relay=mx.example.org[192.0.2.7]:25, dsn=5.1.1, "
 	  "status=bounced (host mx.example.org[192.0.2.7] said: 550 5.1.1 <bob@example.org>: Recipient address rejected: User unknown (in reply to RCPT TO command))",
 	  SMTPDIAG_EXPLAIN_FILE, 550, "5.1.1", SMTPDIAG_CLASS_PERMANENT, 0, 0, "userunknown", 1, NULL },

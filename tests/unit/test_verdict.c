@@ -175,6 +175,15 @@ static const row rows[] = {
 	{ "421 HL:ICC 126 mx3,DMmowAB 1700000000 http://mail.163.com/help/help_spam_16.htm?ip=192.0.2.7", V("ratelimited", 0, 1, "retry", NULL) },
 	{ "450 DT:RBL 163 mx1,QMCow 1700000000 http://www.rbls.org/", V("blocked", 0, 1, "retry", NULL) },
 	{ "550 Mail is rejected by recipients. http://service.exmail.qq.com/cgi-bin/help?subtype=1&&id=20022&&no=1000727", V("filtered", 0, 0, "suppress-recipient", "sender") },
+	/* a permanent refusal for the receiving system's own fault or a loop:
+	 * retrying does not clear it, its admin must act (Sendmail's "Local
+	 * configuration error", a hop count exceeded) */
+	{ "554 5.3.5 Local configuration error", V("systemerror", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	/* Exchange's component strings decide whose fault, not the status digits */
+	{ "550 5.1.0 RESOLVER.ADR.BadPrimary; recipient primary SMTP address is invalid", V("systemerror", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	{ "550 5.7.134 RESOLVER.RST.SenderNotAuthenticatedForMailbox; authentication required", V("rejected", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	{ "550 5.2.1 STOREDRV.Deliver.Exception:AccountDisabledException; Failed to process message due to a permanent exception", V("suspend", 0, 0, "suppress-recipient", "sender") },
+	{ "554 5.4.6 Too many hops 26 (25 max): from <sender@example.com> via mx.example.org", V("networkerror", 0, 0, "contact-recipient-admin", "recipient-admin") },
 };
 
 static void join(const char *const *v, char *out, size_t n)

@@ -404,12 +404,30 @@ static void sender_policy(const sd_evidence *ev, const sd_status *st, sd_verdict
 	step(v, "policy:sender side (%s) -> %s", st && st->text[0] ? st->text : "reply", v->advice);
 }
 
+/* A permanent refusal (a 5xx reply or a 5.x.x status) for a fault of the
+ * receiving system or its routing (its directory, store, configuration, a
+ * loop) that names its status: retrying the same message does not clear it; its admin must act. */
+static int receiver_fault_permanent(const sd_evidence *ev, int r)
+{
+	if (r != SD_R_systemerror && r != SD_R_networkerror)
+		return 0;
+	if (ev->replycode)
+		return ev->replycode / 100 == 5;
+	/* 5.0.0 is what a DSN writer puts for any failure: it does not say the
+	 * receiving side refused for good */
+	return ev->status[0] == '5' && ev->status[1] == '.' && strcmp(ev->status + 1, ".0.0") != 0;
+}
+
 static void policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
 {
 	int r = v->reason;
 
 	v->advice = sd_reason_advice(r);
 	v->fixer = sd_reason_fixer(r);
+	if (receiver_fault_permanent(ev, r)) {
+		v->advice = "contact-recipient-admin";
+		v->fixer = SD_FIX_RECIPIENT_ADMIN;
+	}
 	v->hard = v->cls == 5 && sd_reason_hard(r);
 	v->retry = v->cls != 2 && !strcmp(v->advice, "retry"); /* reasons that clear with time */
 	if (v->by != SD_BY_USER && vendor_step(v)) {

@@ -162,11 +162,13 @@ static int probe_hostunknown(const rctx *ctx)
 	return IN(SD_R_hostunknown);
 }
 
-/* First pass: reasons in order, each with its own test. */
+/* First pass: reasons in order, each with its own test. A sending service's
+ * notice that it did not send to a suppressed address comes first: it says
+ * what happened, whatever the words it gives for the address's history. */
 static int first_pass(const rctx *ctx)
 {
 	static const int order[] = {
-		SD_R_mailboxfull, SD_R_emailtoolarge, SD_R_suspend, SD_R_hasmoved, SD_R_norelaying,
+		SD_R_suppressed, SD_R_mailboxfull, SD_R_emailtoolarge, SD_R_suspend, SD_R_hasmoved, SD_R_norelaying,
 		SD_R_authfailure, SD_R_userunknown, SD_R_filtered, SD_R_requireptr,
 		SD_R_notcompliantrfc, SD_R_badreputation, SD_R_contenterror, SD_R_rejected,
 		SD_R_hostunknown, SD_R_spamdetected, SD_R_ratelimited, SD_R_blocked,
@@ -180,7 +182,9 @@ static int first_pass(const rctx *ctx)
 		switch (r) {
 		case SD_R_suspend: hit = in->replycode == 525 || IN(r); break;
 		case SD_R_mailboxfull: hit = simple(ctx, r) && !sender_quota(in->lc, in->diagn); break;
-		case SD_R_hasmoved: case SD_R_notcompliantrfc: case SD_R_badreputation: hit = IN(r); break;
+		case SD_R_hasmoved: case SD_R_notcompliantrfc: case SD_R_badreputation: case SD_R_suppressed:
+			hit = IN(r);
+			break;
 		case SD_R_norelaying: hit = probe_norelaying(ctx); break;
 		case SD_R_userunknown: hit = probe_userunknown(ctx); break;
 		case SD_R_filtered: hit = probe_filtered(ctx); break;
@@ -292,6 +296,21 @@ static int another(const rctx *ctx)
 	return -1;
 }
 
+/* No test above took a phrase that matched (a recipient phrase with no
+ * command, a suppression notice of a sending service): a text that holds a
+ * failure phrase is not left undecided; the phrase's reason is taken, in the
+ * priority of order.rules. A success or an auto-reply phrase is no failure. */
+static int fallback(const rctx *ctx)
+{
+	sd_reasonset none = (1ull << SD_R_delivered) | (1ull << SD_R_vacation) | (1ull << SD_R_onhold) |
+			    (1ull << SD_R_undefined);
+	int r = sd_reason_pick(ctx->set & ~none);
+
+	if (r >= 0)
+		return r;
+	return ctx->in->diagn ? SD_R_onhold : SD_R_undefined;
+}
+
 static int text_reason(const rctx *ctx)
 {
 	const sd_vd_in *in = ctx->in;
@@ -310,7 +329,7 @@ static int text_reason(const rctx *ctx)
 		return r;
 	if (IN(SD_R_vacation))
 		return SD_R_vacation;
-	return in->diagn ? SD_R_onhold : SD_R_undefined;
+	return fallback(ctx);
 }
 
 int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in, sd_vd_why *why)

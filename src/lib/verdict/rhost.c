@@ -123,6 +123,8 @@ static const struct {
 } rh_sigs[] = {
 	{ RH_GOOGLE, "- gsmtp" }, { RH_GOOGLE, "support.google.com/" },
 	{ RH_MICROSOFT, ".protection.outlook.com" }, { RH_MICROSOFT, "sender.office.com" },
+	{ RH_MICROSOFT, "resolver.adr." }, { RH_MICROSOFT, "resolver.rst." }, { RH_MICROSOFT, "resolver.fwd." },
+	{ RH_MICROSOFT, "storedrv." }, { RH_MICROSOFT, "smtpsend.dns.mxloopback" },
 	{ RH_APPLE, "support.apple.com/" }, { RH_MIMECAST, "community.mimecast.com/" },
 	{ RH_TENCENT, "service.mail.qq.com/" }, { RH_TENCENT, "service.exmail.qq.com/" },
 	{ RH_ZOHO, "zoho.com/mail/" }, { RH_MESSAGELABS, ".messagelabs.com" },

@@ -138,6 +138,35 @@ const rh_entry sd_rh_entries[] = {
 	E(RH_GOOGLE, userunknown, "550", "5.1.1", 0, 0, "the email account that you tried to reach does not exist"),
 	E(RH_GOOGLE, userunknown, "553", "5.1.2", 0, 0, "we weren't able to find the recipient domain"),
 	E(RH_GOOGLE, userunknown, "553", "5.1.3", 0, 0, "is not a valid rfc 5321 address"),
+	/* Exchange's component strings say which part of the receiving
+	 * organisation refused, whatever status digits come with them (Exchange
+	 * Server "Delivery status notifications in Exchange Server", the Exchange
+	 * Online NDR pages and Microsoft's articles on RESOLVER.ADR.BadPrimary):
+	 * the resolver found no such recipient, or a fault in the recipient's own
+	 * directory entry; a delivery restriction of the recipient; the store's
+	 * quota, a disabled account, a mailbox in transit, a store fault. */
+	E(RH_MICROSOFT, userunknown, NULL, NULL, 0, 0, "resolver.adr.recipnotfound"),
+	E(RH_MICROSOFT, userunknown, NULL, NULL, 0, 0, "resolver.adr.exrecipnotfound"),
+	E(RH_MICROSOFT, userunknown, NULL, NULL, 0, 0, "resolver.adr.recipientnotfound"),
+	E(RH_MICROSOFT, userunknown, NULL, NULL, 0, 0, "resolver.adr.exrecipientnotfound"),
+	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "resolver.adr.badprimary"),
+	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "resolver.adr.ambiguous"),
+	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "resolver.adr.invalidinsmtp"),
+	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "resolver.adr.crossforest"),
+	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "resolver.fwd.notfound"),
+	E(RH_MICROSOFT, emailtoolarge, NULL, NULL, 0, 0, "resolver.rst.recipsizelimit"),
+	E(RH_MICROSOFT, emailtoolarge, NULL, NULL, 0, 0, "resolver.rst.recipientsizelimit"),
+	E(RH_MICROSOFT, securityerror, NULL, NULL, 0, 0, "resolver.rst.authrequired"),
+	E(RH_MICROSOFT, rejected, NULL, NULL, 0, 0, "resolver.rst.notauthorized"),
+	E(RH_MICROSOFT, rejected, NULL, NULL, 0, 0, "resolver.rst.sendernotauthenticated"),
+	E(RH_MICROSOFT, rejected, NULL, NULL, 0, 0, "resolver.rst.sendernotallowed"),
+	E(RH_MICROSOFT, mailboxfull, NULL, NULL, 0, 0, "storedrv.deliver.exception:quotaexceeded"),
+	E(RH_MICROSOFT, suspend, NULL, NULL, 0, 0, "storedrv.deliver.exception:accountdisabled"),
+	E(RH_MICROSOFT, securityerror, NULL, NULL, 0, 0, "storedrv.submit.exception:sendasdenied"),
+	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "storedrv.deliver.exception:mailboxintransit"),
+	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "storedrv.deliver.exception:"),
+	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "missing or bad storedriver mdb properties"),
+	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "smtpsend.dns.mxloopback"),
 	E(RH_MICROSOFT, authfailure, NULL, "4.7.26", 0, 0, "must pass either spf or dkim validation, this message is not signed"),
 	E(RH_MICROSOFT, authfailure, NULL, "5.7.23", 0, 0, "the message was rejected because of sender policy framework violation"),
 	E(RH_MICROSOFT, authfailure, NULL, "5.7.509", 0, 0, "does not pass dmarc verification"),
