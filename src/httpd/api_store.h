@@ -11,6 +11,7 @@
 #define STORE_TOKEN_MIN 16        /* bytes of a bearer token at least */
 #define STORE_TOKEN_MAX 256       /* bytes of a bearer token at most */
 #define STORE_TOKEN_NAME 64       /* bytes of a token's name, with its NUL */
+#define STORE_BASIC_MAX 512       /* bytes of decoded Basic credentials (user:token) */
 #define STORE_MAX_TOKENS 64       /* tokens in --token-file */
 #define STORE_TOKEN_FILE ((size_t)64 << 10) /* bytes of --token-file */
 #define STORE_WHY 160             /* bytes of a refusal's reason */

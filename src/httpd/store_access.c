@@ -5,7 +5,11 @@
  *   unless the request is cross-site (origin.c): a page of another origin in
  *   a browser on this machine is a loopback client too.
  *   Writes (DELETE, recording events): a valid bearer token of --token-file,
+ *   or HTTP Basic credentials whose password is such a token (for webhook
+ *   senders that sign nothing but can post to https://user:TOKEN@host/...),
  *   or, for events, a webhook signature checked with a configured key.
+ *   Basic credentials are not taken cross-site: a browser sends those it
+ *   has cached to any page's requests, a bearer token only when told to.
  *   Loopback alone is never one: without --token-file and keys, no writes.
  * A bearer token that is sent but not valid is refused (401) even where no
  * token is needed. So a cross-site request without a token is refused,
@@ -29,6 +33,7 @@
 #include <unistd.h>
 
 #include "api_store.h"
+#include "events.h"
 
 /* Set in the environment, every client is taken as remote: the tests check
  * the rules beyond loopback on a loopback-only machine. It only narrows. */
@@ -162,7 +167,7 @@ int httpd_store_init(const httpd_store_opts *o, char *err, size_t errlen)
 	sa.all_remote = t && *t && strcmp(t, "0");
 	sa.open_reads = o->open_reads;
 	sa.pol = o->policy;
-	if (o->token_file && read_tokens(o->token_file, err, errlen) < 0)
+	if (o->token_file && (read_tokens(o->token_file, err, errlen) < 0 || crypto_load(err, errlen) < 0))
 		return -1;
 	if (!o->url)
 		return 0;
@@ -257,25 +262,58 @@ static int token_equal(const token *t, const char *v, size_t n)
 	return d == 0;
 }
 
-/* The request's bearer token: 0 none (or no tokens configured), 1 valid
- * (*hit its entry), -1 not valid. Every token is compared. */
+/* The token of credentials v (n bytes): every configured token is compared;
+ * 1 valid (*hit its entry), -1 not valid. */
+static int token_find(const char *v, size_t n, const token **hit)
+{
+	*hit = NULL;
+	for (size_t i = 0; i < sa.ntokens; i++)
+		if (token_equal(&sa.tokens[i], v, n) && !*hit)
+			*hit = &sa.tokens[i];
+	return *hit ? 1 : -1;
+}
+
+/* HTTP Basic credentials (RFC 7617) whose password is a token: for webhook
+ * senders that can put credentials in the URL they post to but sign nothing.
+ * The user name is not compared. 1 valid, -1 not valid. */
+static int basic(const char *v, const token **hit)
+{
+	uint8_t raw[STORE_BASIC_MAX];
+	const char *colon;
+	long n;
+
+	while (*v == ' ')
+		v++;
+	n = crypto_base64(v, strcspn(v, " "), raw, sizeof(raw) - 1);
+	if (n <= 0 || !(colon = memchr(raw, ':', (size_t)n)))
+		return -1;
+	n = token_find(colon + 1, (size_t)n - (size_t)(colon + 1 - (const char *)raw), hit);
+	explicit_bzero(raw, sizeof(raw));
+	return n;
+}
+
+/* The request's credentials: 0 none (or no tokens configured, or Basic
+ * credentials that are no token: a service's own are checked with its
+ * signature), 1 a valid bearer token, 2 valid Basic credentials (*hit its
+ * entry), -1 a bearer token that is not valid. */
 static int bearer(hreq *r, const token **hit)
 {
 	const char *v = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	size_t n;
 
 	*hit = NULL;
-	if (!sa.ntokens || !v || strncasecmp(v, "Bearer ", 7))
+	if (!sa.ntokens || !v)
+		return 0;
+	if (!strncasecmp(v, "Basic ", 6))
+		return basic(v + 6, hit) > 0 ? 2 : 0; /* else maybe a service's own (Postmark) */
+	if (strncasecmp(v, "Bearer ", 7))
 		return 0;
 	for (v += 7; *v == ' '; v++)
 		;
 	n = strlen(v);
 	while (n && v[n - 1] == ' ')
 		n--;
-	for (size_t i = 0; i < sa.ntokens; i++)
-		if (token_equal(&sa.tokens[i], v, n) && !*hit)
-			*hit = &sa.tokens[i];
-	return *hit ? 1 : -1;
+	return token_find(v, n, hit);
 }
 
 int store_access(hreq *r, int what, int signed_ok, const char **who, char *why, size_t whylen)
@@ -285,16 +323,16 @@ int store_access(hreq *r, int what, int signed_ok, const char **who, char *why, 
 
 	*who = STORE_BY_API;
 	if (b < 0) {
-		snprintf(why, whylen, "the bearer token is not one of the server's");
+		snprintf(why, whylen, "the token is not one of the server's");
 		return 401;
 	}
-	if (b > 0) {
+	if (b == 1 || (b == 2 && !req_cross_site(r))) {
 		*who = t->name[0] ? t->name : STORE_BY_API;
 		return 0;
 	}
 	if (what == STORE_WRITE && signed_ok)
 		return 0;
-	if (req_cross_site(r)) {
+	if (b == 2 || req_cross_site(r)) { /* a browser sends Basic credentials it has cached to any site */
 		snprintf(why, whylen, "a cross-site request without a token is refused (serve --cors-origin "
 			 "names the origins that may ask, with a token)");
 		return 403;

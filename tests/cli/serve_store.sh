@@ -214,6 +214,19 @@ check $? "remote, tokens: events without a token are 401"
 events "$FIX/mailgun/failed-permanent.json" -H "$BA"
 is 200 && has '"store":\{"recorded":1,'
 check $? "remote, tokens: events with a token are recorded"
+# HTTP Basic with a token as the password: for webhook senders that sign nothing
+events "$FIX/mailgun/failed-permanent.json" -u "mailgun:$TOK_A"
+is 200 && has '"store":\{"recorded":'
+check $? "remote, tokens: events with Basic credentials whose password is a token are recorded"
+events "$FIX/mailgun/failed-permanent.json" -u "mailgun:not-a-token-0123456789"
+is 401 && ! has '"results"'
+check $? "remote, tokens: Basic credentials with another password are 401"
+events "$FIX/mailgun/failed-permanent.json" -H "Authorization: Basic !!!notbase64"
+is 401
+check $? "remote, tokens: Basic credentials that are not base64 are 401"
+events "$FIX/mailgun/failed-permanent.json" -u "mailgun:$TOK_A" -H 'Origin: http://evil.example'
+is 403 && ! has '"results"'
+check $? "Basic credentials are not taken cross-site (a browser sends the ones it has cached)"
 serve tokens-local --store "$DB" --token-file "$TMP/tokens"
 req DELETE /api/v1/suppressions/suppressed@mail.example.net
 is 401
