@@ -282,6 +282,9 @@ typedef struct wire {
 	atomic_int waiting;        /* a job holds the answer (jobs.c) */
 	atomic_int eof;            /* the client ended its side meanwhile */
 } wire;
+/* Scan n more bytes of a connection (wire_scan.c); once bad, the rest is not
+ * looked at. A wire starts zeroed. */
+void wire_scan(wire *w, const unsigned char *p, size_t n);
 /* Look up recv() and make the table of sockets up to max_fd; 0 or -1. */
 int wire_start(unsigned long max_fd);
 /* Scan what fd receives into w (reset here) / no longer. */
