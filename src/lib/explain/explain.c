@@ -508,9 +508,6 @@ static void decide(const query *q, sd_verdict *v)
 	if (sd_urun_new(q->rules, &user) == 0)
 		in.user = user;
 	sd_evidence_build(NULL, &in, &ev, found);
-	if (!ev.command[0] && (q->replycode / 100 == 4 || q->replycode / 100 == 5 ||
-			       (!q->replycode && ev.textn)))
-		ev.command = "RCPT"; /* a reply pasted alone: most answer a recipient */
 	sd_verdict_decide(c, &ev, v);
 	sd_urun_free(user);
 	sd_classifier_free(c);

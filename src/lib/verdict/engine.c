@@ -40,8 +40,9 @@ typedef struct reading {
 
 static reading reading_of(unsigned mode)
 {
-	(void)mode;
-	return (reading){ 0, 0, 1 };
+	int one = mode != SD_MODE_SISIMAI;
+
+	return (reading){ one, one, one };
 }
 
 /* The evidence as the mode reads it: the default reads a delay notice by the
