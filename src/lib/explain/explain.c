@@ -206,8 +206,10 @@ static int parse_file_query(explain_obj *o, sd_str s, query *q)
 		q->from_message = 1;
 		q->text = d.n ? d : s;
 		take_found(d.p, d.n, q);
-		if (!q->replycode && f->replycode[0])
-			q->replycode = atoi(f->replycode);
+		if (!q->replycode && sd_isdigit((unsigned char)f->replycode[0]) &&
+		    sd_isdigit((unsigned char)f->replycode[1]) && sd_isdigit((unsigned char)f->replycode[2]))
+			q->replycode = (f->replycode[0] - '0') * 100 + (f->replycode[1] - '0') * 10 +
+				       (f->replycode[2] - '0'); /* the decoder's three digits */
 		if (!q->st.text[0] && f->deliverystatus[0])
 			sd_status_parse(f->deliverystatus, strlen(f->deliverystatus), &q->st);
 		q->recipient = (sd_str){ f->recipient, strlen(f->recipient) };
