@@ -293,7 +293,14 @@ enum {
 	SMTPDIAG_DECODE_NO_DELAYED = 1u << 2, /* leave out delay warnings: records whose
 						action is delayed (RFC 3464: the MTA
 						will still try); expired ones stay */
-	SMTPDIAG_DECODE_ALL_EVENTS = 1u << 3 /* ESP events: also deliveries, opens, clicks */
+	SMTPDIAG_DECODE_ALL_EVENTS = 1u << 3, /* ESP events: also deliveries, opens, clicks */
+	SMTPDIAG_DECODE_REASONS_SISIMAI = 1u << 4 /* keep the reference decoder's (Sisimai's)
+						     reading where it differs from the one
+						     verdict explain and scan give (a 4xx in a
+						     delay notice is expired, a recipient phrase
+						     with no command is filtered, ...: the table
+						     in docs/reasons.md, "Modes"); the default is
+						     the one verdict */
 };
 
 typedef struct smtpdiag_decoder smtpdiag_decoder;

@@ -11,7 +11,7 @@
 #include "opts.h"
 #include "tally.h"
 
-enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_RULES, D_WHY, D_ESP, D_ALL_EVENTS, D_TAXONOMY, D_STORE, D_END };
+enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_RULES, D_WHY, D_ESP, D_ALL_EVENTS, D_TAXONOMY, D_REASONS, D_STORE, D_END };
 
 #define MAX_TAXONOMIES 8 /* --taxonomy options kept */
 
@@ -41,6 +41,10 @@ static const cli_opt opts[] = {
 	[D_TAXONOMY] = { "taxonomy", 0, CLI_VALUE, "NAME",
 			 "add the verdict's category in another system's vocabulary to each JSON record "
 			 "(ses, sparkpost, postmark, kumomta, powermta; repeatable)" },
+	[D_REASONS] = { "reasons", 0, CLI_VALUE, "MODE",
+			"default: the one verdict explain and scan give; sisimai: keep the reference "
+			"decoder's readings where they differ (docs/reasons.md, Modes); default: "
+			"$SMTPDIAG_REASONS, else default" },
 	[D_STORE] = { "store", 0, CLI_VALUE, "URL",
 		      "record the verdicts in the store (sqlite:PATH or postgresql://...) instead of "
 		      "printing them; the counts go to stderr" },
@@ -71,6 +75,7 @@ typedef struct run {
 	const char *esp; /* --esp NAME */
 	const char *origin; /* of the events being read */
 	const char *tax[MAX_TAXONOMIES]; /* --taxonomy NAMEs */
+	int reasons_set;                 /* --reasons given: $SMTPDIAG_REASONS is not read */
 	int ntax;
 	int text, why;
 	const char *rules_path;
@@ -287,6 +292,19 @@ static int add_taxonomy(const cli_parse *p, run *r)
 	return cli_usage(p->cmd, "--taxonomy: unknown taxonomy '%s'", p->value);
 }
 
+/* --reasons MODE (or $SMTPDIAG_REASONS): default or sisimai. */
+static int reasons_mode(const cli_cmd *cmd, const char *v, const char *from, run *r)
+{
+	if (!strcmp(v, "sisimai"))
+		r->flags |= SMTPDIAG_DECODE_REASONS_SISIMAI;
+	else if (!strcmp(v, "default"))
+		r->flags &= ~(unsigned)SMTPDIAG_DECODE_REASONS_SISIMAI;
+	else
+		return cli_usage(cmd, "%s: unknown mode '%s' (default or sisimai)", from, v);
+	r->reasons_set = 1;
+	return -1;
+}
+
 static int on_opt(const cli_parse *p, int id, void *ctx)
 {
 	run *r = ctx;
@@ -323,6 +341,8 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		break;
 	case D_TAXONOMY:
 		return add_taxonomy(p, r);
+	case D_REASONS:
+		return reasons_mode(p->cmd, p->value, "--reasons", r);
 	}
 	return -1;
 }
@@ -335,6 +355,9 @@ int cmd_decode(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	if ((rc = cli_parse_args(&decode_cmd, argc, argv, on_opt, &r, &first)) >= 0)
+		return rc;
+	if (!r.reasons_set && getenv("SMTPDIAG_REASONS") && *getenv("SMTPDIAG_REASONS") &&
+	    (rc = reasons_mode(&decode_cmd, getenv("SMTPDIAG_REASONS"), "SMTPDIAG_REASONS", &r)) >= 0)
 		return rc;
 	if (first == argc)
 		return cli_usage(&decode_cmd, "no input given");

@@ -242,7 +242,7 @@ static int decode_one(smtpdiag_decoder *d, const char *msg, size_t len, const ch
 static unsigned decode_flags(hreq *r)
 {
 	const char *dv = req_arg(r, "delivered"), *va = req_arg(r, "vacation");
-	const char *dl = req_arg(r, "delayed");
+	const char *dl = req_arg(r, "delayed"), *rs = req_arg(r, "reasons");
 	unsigned f = 0;
 
 	if (dv && strcmp(dv, "0") && strcmp(dv, "false"))
@@ -251,6 +251,8 @@ static unsigned decode_flags(hreq *r)
 		f |= SMTPDIAG_DECODE_VACATION;
 	if (dl && (!strcmp(dl, "0") || !strcmp(dl, "false")))
 		f |= SMTPDIAG_DECODE_NO_DELAYED;
+	if (rs && !strcmp(rs, "sisimai")) /* the reference decoder's readings (docs/reasons.md) */
+		f |= SMTPDIAG_DECODE_REASONS_SISIMAI;
 	return f;
 }
 

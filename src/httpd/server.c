@@ -49,7 +49,7 @@ void httpd_config_init(httpd_config *c)
 
 /* ---- per-thread decoders ---- */
 
-#define NDEC 16 /* one per combination of the four decode flags */
+#define NDEC 32 /* one per combination of the five decode flags */
 static pthread_key_t dec_key;
 static const smtpdiag_rules *user_rules; /* set once before the threads start */
 

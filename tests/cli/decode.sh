@@ -148,3 +148,46 @@ expect_exit 1 "5,000 bad events" -- "$BIN" decode --summary "$TMP/empties.json"
 expect_lines 101 "100 error lines and one more" err
 expect_err 'empties.json: and 4900 more errors' "the last line says how many more"
 expect_out '^  errors: +5000$' "every bad event is counted"
+
+# --reasons: the one verdict by default, the reference decoder's readings on request
+# (docs/reasons.md, "Modes")
+expect_exit 0 "a 431 STOREDRV delay, the one verdict" -- "$BIN" decode samples/bounces/exchange-431.eml
+expect_out '"reason":"systemfull"' "X.3.1 is the mail system's storage"
+expect_exit 0 "the same, --reasons sisimai" -- "$BIN" decode --reasons sisimai samples/bounces/exchange-431.eml
+expect_out '"reason":"mailboxfull"' "the reference decoder reads the full phrase"
+expect_exit 0 "SMTPDIAG_REASONS=sisimai" -- env SMTPDIAG_REASONS=sisimai "$BIN" decode samples/bounces/exchange-431.eml
+expect_out '"reason":"mailboxfull"' "the mode from the environment"
+expect_exit 0 "--reasons default beats the environment" -- env SMTPDIAG_REASONS=sisimai "$BIN" decode --reasons default samples/bounces/exchange-431.eml
+expect_out '"reason":"systemfull"' "the option wins"
+cat >"$TMP/delay.eml" <<'MSG'
+From: MAILER-DAEMON@relay.example.com
+To: sender@example.com
+Subject: Delayed Mail (still being retried)
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status; boundary="b1"
+
+--b1
+Content-Type: text/plain
+
+Your message is delayed.
+
+--b1
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; relay.example.com
+
+Final-Recipient: rfc822; user@example.org
+Action: delayed
+Status: 4.3.0
+Diagnostic-Code: smtp; 451 4.3.0 Please come back in a moment
+
+--b1--
+MSG
+expect_exit 0 "a 451 4.3.0 in a delay notice" -- "$BIN" decode "$TMP/delay.eml"
+expect_out '"reason":"systemerror"' "read as the attempt it reports, as explain and scan read it"
+expect_out '"retry":true' "retried"
+expect_exit 0 "the same, --reasons sisimai" -- "$BIN" decode --reasons sisimai "$TMP/delay.eml"
+expect_out '"reason":"expired"' "the reference decoder's expired"
+expect_exit 2 "an unknown mode" -- "$BIN" decode --reasons strict samples
+expect_err "unknown mode 'strict'" "the mode is named"
+expect_exit 2 "an unknown mode in SMTPDIAG_REASONS" -- env SMTPDIAG_REASONS=x "$BIN" decode samples

@@ -46,10 +46,12 @@ static const struct {
 	{ "notbounce.eml", SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION, 0,
 	  { { NULL, NULL, NULL, NULL, 0 } } },
 	/* human-readable reports (formats/simple.c) */
-	{ "simple-smail.eml", 0, 1, { { "olivia@example.com", "hostunknown", "5.1.2", "", 1 } } },
-	{ "simple-exchange.eml", 0, 1, { { "quentin@corp.example.com", "userunknown", "5.1.1", "", 1 } } },
-	{ "simple-warning.eml", 0, 1,
-	  { { "tina@slow.example.com", "expired", "4.4.7", "", 0 } } },
+	{ "simple-smail.eml", 0, 1, { { "olivia@example.com", "hostunknown", "5.0.0", "", 1 } } }, /* no status in it: its class only */
+	{ "simple-exchange.eml", 0, 1, { { "quentin@corp.example.com", "userunknown", "5.0.0", "", 1 } } },
+	{ "simple-warning.eml", 0, 1, /* a delay notice read as its attempt: the server did not respond */
+	  { { "tina@slow.example.com", "networkerror", "4.0.0", "", 0 } } },
+	{ "simple-warning.eml", SMTPDIAG_DECODE_REASONS_SISIMAI, 1, /* the reference decoder's reading */
+	  { { "tina@slow.example.com", "expired", "4.0.0", "", 0 } } },
 	{ "simple-warning.eml", SMTPDIAG_DECODE_NO_DELAYED, 0, { { NULL, NULL, NULL, NULL, 0 } } },
 	{ "simple-aol.eml", 0, 1, { { "victorscreen@aol.example", "onhold", "5.0.0", "", 0 } } },
 	{ "headerless.txt", 0, 1, { { "zoe@example.net", "mailboxfull", "5.2.2", "552", 0 } } },

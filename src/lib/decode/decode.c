@@ -28,7 +28,8 @@ smtpdiag_decoder *smtpdiag_decoder_new(unsigned flags)
 	smtpdiag_decoder *d;
 
 	if (flags & ~(unsigned)(SMTPDIAG_DECODE_DELIVERED | SMTPDIAG_DECODE_VACATION |
-				 SMTPDIAG_DECODE_NO_DELAYED | SMTPDIAG_DECODE_ALL_EVENTS))
+				 SMTPDIAG_DECODE_NO_DELAYED | SMTPDIAG_DECODE_ALL_EVENTS |
+				 SMTPDIAG_DECODE_REASONS_SISIMAI))
 		return NULL;
 	if (!(d = calloc(1, sizeof(*d))))
 		return NULL;

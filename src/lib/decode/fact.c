@@ -1,9 +1,10 @@
 /* fact.c - one recipient record (what a format module read) to one verdict.
  *
  * Same steps for every format: clean the diagnostic text, pick the status and
- * reply code (the Status: field, or the codes in the text), decide the reason,
- * hard or soft, fill a class-only status when the bounce has none, keep the
- * reply code only when its class agrees, then the dates and the addresses. */
+ * reply code (the Status: field, or the codes in the text), hand them to the
+ * evidence builder and the verdict engine (which also gives the class-only
+ * status of a bounce that has none), keep the reply code only when its class
+ * agrees, then the dates and the addresses. */
 #include "decode/fact.h"
 #include "mime/datetime.h"
 #include "kb/codes.h"
@@ -35,6 +36,7 @@ typedef struct fact_work {
 	int ev_replycode;
 	const sd_kb_vendor *matched;
 	int asked;
+	const char *implied; /* the verdict's status when the bounce has none */
 } fact_work;
 
 static const char *cstr(sd_arena *a, sd_str s)
@@ -214,44 +216,38 @@ static const char *domain_of(const char *addr)
 }
 
 
-/* What the MTA did, from the record's Action: before it is normalised. */
-static int action_of(sd_str v)
-{
-	v = sd_trim(v);
-	if (sd_str_caseeq(v, "failed") || sd_str_caseeq(v, "failure") || sd_str_caseeq(v, "fail"))
-		return SD_EV_FAILED;
-	if (sd_str_caseeq(v, "delayed"))
-		return SD_EV_DELAYED;
-	if (sd_str_caseeq(v, "expired"))
-		return SD_EV_EXPIRED;
-	return SD_EV_NONE;
-}
-
 static void decide(fact_work *w, smtpdiag_fact *f, sd_verdict *v)
 {
+	char found[SD_STATUS_MAX] = "";
 	sd_evidence ev;
+	sd_facts in;
 
-	sd_evidence_init(&ev);
-	ev.lc = sd_arena_strndup_lower(w->c->a, w->diag);
-	if (!ev.lc)
+	sd_facts_init(&in);
+	in.hint = w->r->reason;
+	in.status = w->status;
+	in.replycode = w->replycode;
+	in.text = w->diag.p;
+	in.textn = w->diag.n;
+	in.diagtype = w->diagtype;
+	in.command = w->command;
+	in.action = sd_trim(w->r->action);
+	in.warning = w->r->pending;
+	in.rhost = f->rhost;
+	in.lhost = f->lhost;
+	in.destination = f->destination;
+	in.mode = w->c->flags & SMTPDIAG_DECODE_REASONS_SISIMAI ? SD_MODE_SISIMAI : SD_MODE_DEFAULT;
+	in.user = w->c->user;
+	sd_evidence_build(w->c->a, &in, &ev, found);
+	w->command = ev.command;
+	w->diagtype = ev.diagtype;
+	if (!ev.textn)
 		w->diag.n = 0;
-	ev.hint = w->r->reason;
-	ev.status = w->status;
-	ev.replycode = w->replycode;
-	ev.text = w->diag.p ? w->diag.p : "";
-	ev.textn = w->diag.n;
-	ev.diagtype = w->diagtype;
-	ev.command = w->command;
-	ev.action = action_of(w->r->action);
-	ev.rhost = f->rhost;
-	ev.lhost = f->lhost;
-	ev.destination = f->destination;
-	sd_urun_attach(w->c->user, &ev, NULL);
 	sd_verdict_decide(w->c->cls, &ev, v);
 	memcpy(w->ev_status, w->status, sizeof(w->ev_status));
 	w->ev_replycode = ev.replycode;
 	w->matched = v->matched;
 	w->asked = v->asked;
+	w->implied = v->implied;
 }
 
 static const char *action_norm(sd_arena *a, sd_str v)
@@ -267,58 +263,6 @@ static const char *action_norm(sd_arena *a, sd_str v)
 		if (sd_str_caseeq(v, map[i].in))
 			return map[i].out;
 	return cstr(a, v);
-}
-
-/* The registered status a reason implies, when the registry allows it in the
- * class: "userunknown" in class 5 is 5.1.1. */
-static const char *implied_status(int reason, int cls)
-{
-	static const struct {
-		int reason;
-		const char *s5, *s4;
-	} map[] = {
-		{ SD_R_userunknown, "5.1.1", NULL },     { SD_R_hostunknown, "5.1.2", NULL },
-		{ SD_R_hasmoved, "5.1.6", NULL },        { SD_R_notaccept, "5.1.10", "4.1.10" },
-		{ SD_R_suspend, "5.2.1", "4.2.1" },      { SD_R_mailboxfull, NULL, "4.2.2" },
-		{ SD_R_emailtoolarge, "5.3.4", NULL },   { SD_R_systemfull, NULL, "4.3.1" },
-		{ SD_R_expired, NULL, "4.4.7" },         { SD_R_networkerror, "5.4.0", "4.4.0" },
-		{ SD_R_norelaying, "5.7.1", NULL },      { SD_R_blocked, "5.7.1", NULL },
-		{ SD_R_policyviolation, "5.7.1", NULL }, { SD_R_spamdetected, "5.7.1", NULL },
-		{ SD_R_virusdetected, "5.7.1", NULL },   { SD_R_securityerror, "5.7.0", "4.7.0" },
-		{ SD_R_authfailure, "5.7.26", "4.7.26" },{ SD_R_requireptr, "5.7.25", "4.7.25" },
-		{ SD_R_contenterror, "5.6.0", "4.6.0" }, { SD_R_syntaxerror, "5.5.2", NULL },
-		{ SD_R_failedstarttls, "5.7.10", "4.7.10" }, { SD_R_systemerror, "5.3.0", "4.3.0" },
-		{ SD_R_mailererror, "5.3.0", "4.3.0" },
-	};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (map[i].reason == reason) {
-			const char *s = cls == 4 ? map[i].s4 : map[i].s5;
-			return s ? s : cls == 4 ? "4.0.0" : "5.0.0";
-		}
-	return cls == 4 ? "4.0.0" : "5.0.0";
-}
-
-/* No status in the bounce: the registered status the reason implies in the
- * class the reply shows (X.0.0 when none fits), never an unregistered code.
- * Empty for feedback, auto-replies, and soft "user unknown". */
-static const char *class_status(const fact_work *w, int reason)
-{
-	char buf[5];
-	int temp;
-
-	if (reason == SD_R_feedback || reason == SD_R_vacation || reason == SD_R_delivered)
-		return "";
-	code_digits(w->replycode, buf);
-	buf[3] = ' ';
-	temp = w->replycode ? sd_vd_is_temporary(buf, 4) : 0;
-	if (!temp)
-		temp = sd_vd_is_temporary(w->diag.p, w->diag.n);
-	if (w->r->pending && !w->replycode)
-		temp = 1; /* the MTA still tries: a warning, whatever the text says */
-	if (temp && (reason == SD_R_userunknown || reason == SD_R_hostunknown || reason == SD_R_hasmoved))
-		return "";
-	return implied_status(reason, temp ? 4 : 5);
 }
 
 /* Keep the reply code only when its class agrees with the status. */
@@ -462,15 +406,9 @@ static void prepare(fact_work *w, smtpdiag_fact *f)
 	const char *cmd;
 
 	pick_codes(w);
-	w->diagtype = upper(c->a, r->diagtype);
-	if (!w->diagtype[0] && r->reason == SD_R_mailererror)
-		w->diagtype = "X-UNIX";
-	else if (!w->diagtype[0] && r->reason != SD_R_feedback && r->reason != SD_R_vacation)
-		w->diagtype = "SMTP";
+	w->diagtype = upper(c->a, r->diagtype); /* none: the evidence builder's */
 	cmd = upper(c->a, r->command);
-	w->command = strlen(cmd) >= 4 ? cmd : "";
-	if (!w->command[0])
-		w->command = sd_vd_command_find(w->diag.p, w->diag.n);
+	w->command = strlen(cmd) >= 4 ? cmd : ""; /* none: the evidence builder's */
 	w->action = action_norm(c->a, r->action);
 	set_addresses(c, r, f);
 	set_hosts(c, r, f, w->diag);
@@ -509,7 +447,7 @@ static void finish(fact_work *w, smtpdiag_fact *f, int reason)
 		st = "";
 	st = honest_status(w, st);
 	if (!st[0])
-		st = class_status(w, reason);
+		st = w->implied;
 	if (reason == SD_R_feedback || reason == SD_R_vacation)
 		w->replycode = 0;
 	w->replycode = fix_reply(w, st);

@@ -206,8 +206,10 @@ static int parse_file_query(explain_obj *o, sd_str s, query *q)
 		q->from_message = 1;
 		q->text = d.n ? d : s;
 		take_found(d.p, d.n, q);
-		if (!q->replycode && f->replycode[0])
-			q->replycode = atoi(f->replycode);
+		if (!q->replycode && sd_isdigit((unsigned char)f->replycode[0]) &&
+		    sd_isdigit((unsigned char)f->replycode[1]) && sd_isdigit((unsigned char)f->replycode[2]))
+			q->replycode = (f->replycode[0] - '0') * 100 + (f->replycode[1] - '0') * 10 +
+				       (f->replycode[2] - '0'); /* the decoder's three digits */
 		if (!q->st.text[0] && f->deliverystatus[0])
 			sd_status_parse(f->deliverystatus, strlen(f->deliverystatus), &q->st);
 		q->recipient = (sd_str){ f->recipient, strlen(f->recipient) };
@@ -482,12 +484,6 @@ static smtpdiag_faq *faq_of(explain_obj *o, const sd_kb_entry *en, size_t *n)
 	return f;
 }
 
-/* What the MTA would do with a reply of this class: a 4xx is one attempt. */
-static int action_of_class(int cls)
-{
-	return cls == 4 ? SD_EV_ATTEMPT : cls == 5 ? SD_EV_FAILED : cls == 2 ? SD_EV_DELIVERED : SD_EV_NONE;
-}
-
 /* The engine's verdict on what the query holds. */
 static void decide(const query *q, sd_verdict *v)
 {
@@ -497,26 +493,23 @@ static void decide(const query *q, sd_verdict *v)
 	const char *at = q->recipient.n ? memchr(q->recipient.p, '@', q->recipient.n) : NULL;
 	sd_urun *user = NULL;
 	sd_evidence ev;
+	sd_facts in;
 
-	sd_evidence_init(&ev);
-	ev.replycode = q->replycode;
-	ev.text = q->engine_text.p ? q->engine_text.p : "";
-	ev.textn = q->engine_text.n;
-	ev.status = has_st ? q->st.text : found; /* else a status elsewhere in the text ("#5.1.1") */
-	if (!has_st)
-		sd_text_status(ev.text, ev.textn, 0, found);
-	ev.diagtype = ev.textn ? "SMTP" : "";
-	ev.command = sd_vd_command_find(ev.text, ev.textn);
-	if (!ev.command[0] && (q->replycode / 100 == 4 || q->replycode / 100 == 5 ||
-			       (!q->replycode && ev.textn)))
-		ev.command = "RCPT"; /* a reply pasted alone: most answer a recipient */
-	if (ev.textn) /* a reply as an MTA got it; a bare code was never sent */
-		ev.action = action_of_class(has_st ? q->st.cls : q->replycode / 100);
-	ev.hint = q->reason;
-	if (at) /* the recipient's domain, for a user rule's domain= only */
+	sd_facts_init(&in);
+	in.replycode = q->replycode;
+	in.text = q->engine_text.p;
+	in.textn = q->engine_text.n;
+	in.status = has_st ? q->st.text : "";
+	if (in.textn) /* a reply as an MTA got it; a bare code was never sent */
+		in.action = SD_STR("reply");
+	in.hint = q->reason;
+	if (at) { /* the recipient's domain, for a user rule's domain= only */
 		sd_strlcpy(dom, at + 1, q->recipient.n - (size_t)(at + 1 - q->recipient.p), sizeof(dom));
+		in.domain = dom;
+	}
 	if (sd_urun_new(q->rules, &user) == 0)
-		sd_urun_attach(user, &ev, dom);
+		in.user = user;
+	sd_evidence_build(NULL, &in, &ev, found);
 	sd_verdict_decide(c, &ev, v);
 	sd_urun_free(user);
 	sd_classifier_free(c);

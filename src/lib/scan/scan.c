@@ -228,37 +228,26 @@ typedef struct rec_work {
 } rec_work;
 
 
-/* What the MTA did, as evidence. */
-static int action_of(const sd_lograw *r)
-{
-	switch (r->action) {
-	case SD_ACT_SENT: return SD_EV_DELIVERED;
-	case SD_ACT_DEFERRED: return SD_EV_ATTEMPT; /* one attempt, not a delay notice */
-	case SD_ACT_EXPIRED: return SD_EV_EXPIRED;
-	case SD_ACT_BOUNCED: return SD_EV_FAILED;
-	default: return SD_EV_NONE;
-	}
-}
-
 /* The verdict engine's decision on the record's evidence. */
 static void decide(smtpdiag_scanner *s, const sd_lograw *r, const rec_work *w,
 		   const smtpdiag_logrec *o, sd_verdict *v)
 {
+	char found[SD_STATUS_MAX] = "";
 	sd_evidence ev;
+	sd_facts in;
 
-	sd_evidence_init(&ev);
-	ev.status = o->status;
-	ev.replycode = w->rc;
-	ev.text = w->diag.n ? w->diag.p : "";
-	ev.textn = w->diag.n;
-	if (r->action != SD_ACT_SENT && !(ev.lc = sd_arena_strndup_lower(&s->arena, w->diag)))
-		ev.textn = 0;
-	ev.diagtype = r->local ? "X-UNIX" : r->reply.n ? "SMTP" : "";
-	ev.command = o->command;
-	ev.action = action_of(r);
-	ev.rhost = o->relay;
-	ev.destination = domain_of(o->recipient);
-	sd_urun_attach(s->user, &ev, NULL);
+	sd_facts_init(&in);
+	in.status = o->status;
+	in.replycode = w->rc;
+	in.text = w->diag.p;
+	in.textn = w->diag.n;
+	in.diagtype = r->local ? "X-UNIX" : "";
+	in.command = o->command;
+	in.action = (sd_str){ action_names[r->action], strlen(action_names[r->action]) };
+	in.rhost = o->relay;
+	in.destination = domain_of(o->recipient);
+	in.user = s->user;
+	sd_evidence_build(&s->arena, &in, &ev, found);
 	sd_verdict_decide(s->cls, &ev, v);
 }
 

@@ -28,6 +28,41 @@ void sd_evidence_init(sd_evidence *ev)
 	ev->hint = -1;
 }
 
+/* ---- the mode ---- */
+
+/* The readings the mode switches, read from the evidence's mode here and
+ * nowhere else (docs/reasons.md, "Modes"). */
+typedef struct reading {
+	int delay_is_attempt;  /* a delay notice is read as its last attempt */
+	int rcpt_by_default;   /* a failure that names no command answered RCPT TO */
+	int storage_is_system; /* X.3.1 with a "full" phrase is the system's storage */
+} reading;
+
+static reading reading_of(unsigned mode)
+{
+	int one = mode != SD_MODE_SISIMAI;
+
+	return (reading){ one, one, one };
+}
+
+/* The evidence as the mode reads it: the default reads a delay notice by the
+ * codes of the attempt it reports (the MTA retries, as after one deferred
+ * attempt: RFC 3464 2.3.3), and a failure with no command as the answer to
+ * RCPT TO (most replies a sender meets answer a recipient). */
+static void read_evidence(const reading *rd, const sd_evidence *in, sd_evidence *ev)
+{
+	int cls = in->replycode / 100;
+
+	*ev = *in;
+	if (rd->delay_is_attempt && ev->action == SD_EV_DELAYED)
+		ev->action = SD_EV_ATTEMPT;
+	if (!cls && in->status[0] && in->status[1] == '.')
+		cls = in->status[0] - '0';
+	if (rd->rcpt_by_default && !ev->command[0] && !strcmp(ev->diagtype, "SMTP") &&
+	    (cls == 4 || cls == 5 || (!cls && ev->textn)))
+		ev->command = "RCPT";
+}
+
 /* ---- the class ---- */
 
 static int is_cls(int c)
@@ -289,7 +324,8 @@ static int vendor_reason(sd_verdict *v)
 	return r;
 }
 
-static int decide_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict *v, const sd_user_hit *h)
+static int decide_reason(sd_classifier *c, const sd_evidence *ev, const reading *rd, sd_verdict *v,
+			 const sd_user_hit *h)
 {
 	int r = user_reason(h, v);
 
@@ -305,7 +341,7 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict *v,
 		return SD_R_delivered;
 	}
 	r = reference_reason(c, ev, v);
-	if (r == SD_R_mailboxfull && ev->status[0] && !strncmp(ev->status + 1, ".3.1", 5)) {
+	if (rd->storage_is_system && r == SD_R_mailboxfull && ev->status[0] && !strncmp(ev->status + 1, ".3.1", 5)) {
 		/* X.3.1 is the mail system's storage (RFC 3463 3.4), not a quota:
 		 * "431 4.3.1 STOREDRV; mailbox disk is full" is the server's disk */
 		step(v, "status:%s (system storage) -> systemfull", ev->status);
@@ -452,16 +488,37 @@ static void policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
 	}
 }
 
-void sd_verdict_decide(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
+/* The status of a verdict whose evidence has none: only the class the bounce
+ * shows, X.0.0 (registered: other or undefined status), never a detail the
+ * bounce did not say (docs/reasons.md, "The status when the bounce has
+ * none"). None for feedback, auto-replies and deliveries. */
+static const char *implied_status(const sd_evidence *ev, const sd_verdict *v)
 {
+	int r = v->reason;
+
+	if (ev->status[0] || r == SD_R_feedback || r == SD_R_vacation || r == SD_R_delivered)
+		return "";
+	/* transient: the reply code's class, the text's words, or a warning
+	 * without a reply code */
+	if (ev->replycode / 100 == 4 || sd_vd_is_temporary(ev->text, ev->textn) ||
+	    (ev->warning && !ev->replycode))
+		return "4.0.0";
+	return "5.0.0";
+}
+
+void sd_verdict_decide(sd_classifier *c, const sd_evidence *given, sd_verdict *v)
+{
+	reading rd = reading_of(given->mode);
 	sd_status st;
 	const sd_status *pst = NULL;
+	sd_evidence read, *ev = &read;
 	sd_user_hit uh;
 	int user;
 
 	memset(v, 0, sizeof(*v));
 	v->label = "";
-	user = ask_user(ev, &uh);
+	read_evidence(&rd, given, &read);
+	user = ask_user(given, &uh);
 	if (ev->status[0] && sd_status_parse(ev->status, strlen(ev->status), &st))
 		pst = &st;
 	v->cls = class_of(ev);
@@ -471,7 +528,7 @@ void sd_verdict_decide(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
 	v->matched = v->vendor;
 	if (v->vendor && strlen(v->vendor->snippet) < SD_VENDOR_MIN_SNIPPET)
 		v->vendor = NULL;
-	v->reason = decide_reason(c, ev, v, user ? &uh : NULL);
+	v->reason = decide_reason(c, ev, &rd, v, user ? &uh : NULL);
 	if (v->reason == SD_R_delivered) {
 		v->cls = 2;
 		v->vendor = NULL;
@@ -479,6 +536,7 @@ void sd_verdict_decide(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
 	policy(ev, pst, v);
 	if (user)
 		user_fields(&uh, v);
+	v->implied = implied_status(ev, v);
 }
 
 /* ---- names ---- */

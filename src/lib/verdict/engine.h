@@ -61,10 +61,47 @@ typedef struct sd_evidence {
 	const char *command;    /* "RCPT", "DATA", "" */
 	int action;             /* SD_EV_* */
 	int hint;               /* a format module's reason, -1 when none */
+	int warning;            /* a format module read a warning: the MTA still tries */
 	const char *rhost, *lhost, *destination;
+	unsigned mode;          /* SD_MODE_*: how the funnel reads the evidence */
 	sd_user_rule_fn user;   /* NULL: no user rules */
 	void *user_ctx;
 } sd_evidence;
+
+/* Readings of the evidence (docs/reasons.md, "Modes"). DEFAULT is the one
+ * verdict explain, decode and scan give; SISIMAI keeps the reference
+ * decoder's readings where they differ (decode --reasons sisimai). The
+ * engine reads the mode in one place (reading() in engine.c). */
+enum { SD_MODE_DEFAULT = 0, SD_MODE_SISIMAI = 1 };
+
+struct sd_urun;
+
+/* What a front end read, as it read it: the one evidence builder
+ * (evidence.c) makes the engine's evidence of it. Strings NUL-terminated, NULL
+ * or "" when unknown. */
+typedef struct sd_facts {
+	int replycode;          /* the reply code read, 0 when none */
+	const char *status;     /* the status read; none: the code finder's in the text */
+	const char *text;       /* the failure text (reply, diagnostic, log text) */
+	size_t textn;
+	const char *diagtype;   /* "SMTP", "X-UNIX"; none: SMTP when there is text */
+	const char *command;    /* the SMTP command; none: the one the text names */
+	sd_str action;          /* what the MTA did, its own word: failed, delayed,
+				 * expired, delivered, sent, deferred, bounced; "reply":
+				 * a reply as the client got it (its class says) */
+	int hint;               /* a format module's reason, -1 when none */
+	int warning;            /* a format module read a warning (delayed when no action) */
+	const char *rhost, *lhost, *destination;
+	unsigned mode;          /* SD_MODE_* */
+	struct sd_urun *user;   /* user rules to ask first, NULL: none */
+	const char *domain;     /* the recipient's domain for a rule's domain=, or NULL */
+} sd_facts;
+
+/* The one evidence builder: ev from f. a (may be NULL) holds the lowercased
+ * text; status is ev's status buffer when the text's own is taken. The
+ * strings of f must outlive ev. */
+void sd_evidence_build(sd_arena *a, const sd_facts *f, sd_evidence *ev, char status[SD_STATUS_MAX]);
+void sd_facts_init(sd_facts *f);
 
 typedef struct sd_verdict {
 	int reason;             /* SD_R_* */
@@ -78,6 +115,8 @@ typedef struct sd_verdict {
 				      * own codes and text (before the snippet-length rule) */
 	int asked;                  /* 1: it was asked (the evidence had text) */
 	const char *label;      /* a user rule's label, "" when none */
+	const char *implied;    /* the status of a verdict whose evidence has none:
+				 * its class's X.0.0 (static), "" when none fits */
 	int ntrail;
 	char trail[SD_TRAIL_MAX][SD_TRAIL_LEN];
 } sd_verdict;
