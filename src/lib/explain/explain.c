@@ -487,7 +487,7 @@ static smtpdiag_faq *faq_of(explain_obj *o, const sd_kb_entry *en, size_t *n)
 /* The engine's verdict on what the query holds. */
 static void decide(const query *q, sd_verdict *v)
 {
-	sd_classifier *c = sd_classifier_new();
+	sd_classifier *c = sd_classifier_thread();
 	int has_st = q->st.text[0] && q->st.text[0] != 'X';
 	char found[SD_STATUS_MAX] = "", dom[SMTPDIAG_RULES_MAX_HOST + 1] = "";
 	const char *at = q->recipient.n ? memchr(q->recipient.p, '@', q->recipient.n) : NULL;
@@ -512,7 +512,6 @@ static void decide(const query *q, sd_verdict *v)
 	sd_evidence_build(NULL, &in, &ev, found);
 	sd_verdict_decide(c, &ev, v);
 	sd_urun_free(user);
-	sd_classifier_free(c);
 }
 
 /* A vendor row that matches the text says what it means, what to do first and

@@ -120,6 +120,43 @@ void sd_classifier_free(sd_classifier *c)
 	free(c);
 }
 
+static _Thread_local sd_classifier *thread_cls;
+static pthread_key_t cls_key; /* its destructor frees a thread's classifier */
+static pthread_once_t cls_key_once = PTHREAD_ONCE_INIT;
+static int cls_key_ok;
+
+static void cls_thread_end(void *c)
+{
+	sd_classifier_free(c);
+}
+
+static void cls_key_init(void)
+{
+	cls_key_ok = pthread_key_create(&cls_key, cls_thread_end) == 0;
+}
+
+/* A library unloaded before its threads end must not leave them its destructor. */
+__attribute__((destructor)) static void cls_key_drop(void)
+{
+	if (cls_key_ok)
+		pthread_key_delete(cls_key);
+	cls_key_ok = 0;
+}
+
+sd_classifier *sd_classifier_thread(void)
+{
+	if (thread_cls)
+		return thread_cls;
+	pthread_once(&cls_key_once, cls_key_init);
+	if (!cls_key_ok || !(thread_cls = sd_classifier_new()))
+		return NULL;
+	if (pthread_setspecific(cls_key, thread_cls) != 0) {
+		sd_classifier_free(thread_cls);
+		thread_cls = NULL;
+	}
+	return thread_cls;
+}
+
 static int on_match(unsigned id, unsigned long long from, unsigned long long to,
 		    unsigned flags, void *ctx)
 {

@@ -38,6 +38,10 @@ void sd_classify_force_compile(void);
 typedef struct sd_classifier sd_classifier;
 sd_classifier *sd_classifier_new(void);
 void sd_classifier_free(sd_classifier *c);
+/* This thread's own classifier, made at its first call and freed when the
+ * thread ends (explain asks for one a query: a scratch space costs far more
+ * than a scan); NULL when it cannot be made. Not to be freed. */
+sd_classifier *sd_classifier_thread(void);
 
 /* Which reasons' patterns match the text. */
 sd_reasonset sd_classify_scan(sd_classifier *c, const char *p, size_t n);
