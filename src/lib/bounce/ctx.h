@@ -96,8 +96,15 @@ int sd_ctx_in_returned(const sd_ctx *c, size_t i);
  * (ASCII case-insensitive, leading blanks ignored). */
 #define SD_PASTE_LINES 12
 #define SD_PASTE_SCAN  (8u << 10)
-int sd_ctx_headerless(const sd_ctx *c);
-int sd_ctx_pasted(sd_ctx *c, const char *const *opening);
+static inline int sd_ctx_headerless(const sd_ctx *c)
+{
+	return c->top && c->top->nhdrs == 0;
+}
+int sd_ctx_opens_with(sd_ctx *c, const char *const *opening); /* the body check alone */
+static inline int sd_ctx_pasted(sd_ctx *c, const char *const *opening)
+{
+	return sd_ctx_headerless(c) && sd_ctx_opens_with(c, opening);
+}
 
 /* Helpers for modules. */
 sd_str sd_addr_clean(sd_str s);  /* "<a@b>" / "rfc822; a@b" / "Name <a@b>" -> "a@b" (a slice of s) */

@@ -10,11 +10,6 @@
  * find no failed recipient in it. */
 #include "bounce/ctx.h"
 
-int sd_ctx_headerless(const sd_ctx *c)
-{
-	return c->top && c->top->nhdrs == 0;
-}
-
 static int opens_with(sd_str line, const char *const *opening)
 {
 	for (size_t i = 0; opening[i]; i++)
@@ -23,14 +18,12 @@ static int opens_with(sd_str line, const char *const *opening)
 	return 0;
 }
 
-int sd_ctx_pasted(sd_ctx *c, const char *const *opening)
+int sd_ctx_opens_with(sd_ctx *c, const char *const *opening)
 {
 	sd_str body, line;
 	size_t pos = 0;
 	int seen = 0;
 
-	if (!sd_ctx_headerless(c))
-		return 0;
 	body = sd_ctx_body(c);
 	if (!body.n && c->top)
 		body = c->top->body;

@@ -62,17 +62,18 @@ static int item_line(sd_str line, pf_item *it)
 
 /* A body pasted from its first report line on, without the template's text:
  * no header field, and the first non-blank line is "<addr>: text". */
-static int pasted_item(sd_ctx *c, sd_str body)
+static int pasted_item(sd_ctx *c)
 {
 	size_t pos = 0;
-	sd_str line;
-	pf_item it;
+	sd_str body, line;
 
 	if (!sd_ctx_headerless(c))
 		return 0;
+	body = mta_body(c);
 	while (sd_next_line(body, &pos, &line))
-		if (!mta_blank(line))
-			return item_line(sd_trim(line), &it);
+		if (!mta_blank(line)) /* read_text() reads it with item_line() */
+			return line.p[0] == '<' && mta_contains(line, "@") &&
+			       (mta_contains(line, ">:") || mta_contains(line, "> (expanded from <"));
 	return 0;
 }
 
@@ -242,7 +243,7 @@ int sd_fmt_postfix(sd_ctx *c)
 
 	int bare = 0; /* only the report lines were pasted */
 
-	if (!is_postfix(c) && !(bare = pasted_item(c, mta_body(c))))
+	if (!is_postfix(c) && !(bare = pasted_item(c)))
 		return 0;
 	if (mta_has(c->subject, "SMTP server: errors from "))
 		return session(c, mta_body(c));
