@@ -41,6 +41,18 @@ expect_same() {
 		echo "not ok $n - $1"; diff "$2" "$3" | head -5 | sed 's/^/#   /'; fi
 }
 
+# wait_port LOG: wait (10 s at most) for a server started with --listen 127.0.0.1:0
+# to write its port in LOG; sets PORT ("" when it never did)
+wait_port() {
+	PORT=""
+	i=0
+	while [ $i -lt 100 ] && [ -z "$PORT" ]; do
+		PORT=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\)/.*|\1|p' "$1")
+		[ -n "$PORT" ] || sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # dsn_for N: a DSN (RFC 3464) for N failed recipients, on stdout
 dsn_for() {
 	printf 'From: MAILER-DAEMON@mx.example.com\nTo: s@shop.example.com\nSubject: failure\nMIME-Version: 1.0\n'

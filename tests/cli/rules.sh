@@ -87,12 +87,7 @@ if command -v curl >/dev/null 2>&1; then
 	"$BIN" serve --quiet --listen 127.0.0.1:0 --rules "$R" 2>"$TMP/serve.log" &
 	SPID=$!
 	trap 'kill -9 $SPID 2>/dev/null; rm -rf "$TMP"' EXIT
-	PORT="" i=0
-	while [ $i -lt 100 ] && [ -z "$PORT" ]; do
-		PORT=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\)/.*|\1|p' "$TMP/serve.log")
-		[ -n "$PORT" ] || sleep 0.1
-		i=$((i + 1))
-	done
+	wait_port "$TMP/serve.log"
 	curl -s --max-time 10 -H "Content-Type: text/plain" --data-binary "552 mailbox quota exceeded" "http://127.0.0.1:$PORT/api/v1/explain?mode=text" >"$TMP/out" 2>"$TMP/err"
 	expect_out '"label":"quota"' "serve --rules: /api/v1/explain"
 	curl -s --max-time 10 -H 'Content-Type: message/rfc822' --data-binary @"$EML" "http://127.0.0.1:$PORT/api/v1/decode" >"$TMP/out" 2>"$TMP/err"

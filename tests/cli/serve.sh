@@ -25,13 +25,7 @@ start() {
 	"$BIN" serve --listen 127.0.0.1:0 "$@" 2>"$TMP/$name.log" &
 	echo $! >"$TMP/$name.pid"
 	PIDS="$PIDS $!"
-	PORT=""
-	i=0
-	while [ $i -lt 100 ] && [ -z "$PORT" ]; do
-		PORT=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\)/.*|\1|p' "$TMP/$name.log")
-		[ -n "$PORT" ] || sleep 0.1
-		i=$((i + 1))
-	done
+	wait_port "$TMP/$name.log"
 }
 
 # req DESC -- CURL-ARGS... URL-PATH: request; body in $TMP/out, headers in $TMP/hdr, status in $ST

@@ -89,6 +89,23 @@ void sd_ctx_find_original(sd_ctx *c, sd_str text);
 /* Is part i inside a returned (nested) message? */
 int sd_ctx_in_returned(const sd_ctx *c, size_t i);
 
+/* A pasted bounce (paste.c): text with no header field, all of it body.
+ * sd_ctx_headerless: the input had no header field. sd_ctx_pasted: it had none
+ * and one of the first SD_PASTE_LINES non-blank lines of its body (within its
+ * first SD_PASTE_SCAN bytes) starts with one of the NULL-ended opening lines
+ * (ASCII case-insensitive, leading blanks ignored). */
+#define SD_PASTE_LINES 12
+#define SD_PASTE_SCAN  (8u << 10)
+static inline int sd_ctx_headerless(const sd_ctx *c)
+{
+	return c->top && c->top->nhdrs == 0;
+}
+int sd_ctx_opens_with(sd_ctx *c, const char *const *opening); /* the body check alone */
+static inline int sd_ctx_pasted(sd_ctx *c, const char *const *opening)
+{
+	return sd_ctx_headerless(c) && sd_ctx_opens_with(c, opening);
+}
+
 /* Helpers for modules. */
 sd_str sd_addr_clean(sd_str s);  /* "<a@b>" / "rfc822; a@b" / "Name <a@b>" -> "a@b" (a slice of s) */
 int sd_is_address(sd_str s);     /* one plain address local@domain, nothing else */

@@ -115,6 +115,25 @@ static int want(const sd_ctx *c, const sd_rcpt *r, const smtpdiag_fact *f)
 	return 1;
 }
 
+/* A Postfix report line pasted first, "<user@example.org>: host ... said: 550",
+ * reads to the MIME reader as a header field named "<user@example.org>", which
+ * no email starts with: such a message is all body, with no header field
+ * (bounce/paste.c). */
+static void path_as_body(sd_mime *m)
+{
+	sd_part *t = &m->parts[0];
+	sd_str name = t->nhdrs ? t->hdrs[0].name : SD_NULLSTR;
+
+	if (m->nparts != 1 || name.n < 5 || name.p[0] != '<' || name.p[name.n - 1] != '>' ||
+	    !memchr(name.p, '@', name.n))
+		return;
+	t->body = t->raw;
+	t->head = (sd_str){ t->raw.p, 0 };
+	t->hdrs = NULL;
+	t->nhdrs = 0;
+	t->name_bits = 0;
+}
+
 int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char *origin,
 		    smtpdiag_error *err)
 {
@@ -150,6 +169,7 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 		seterr(err, rc, why[0] ? why : smtpdiag_strerror(rc));
 		return rc;
 	}
+	path_as_body(&c.mime);
 	c.top = &c.mime.parts[0];
 	c.from = sd_part_header(c.top, "From");
 	c.subject = sd_part_header(c.top, "Subject");

@@ -75,10 +75,16 @@ static int language_tag(sd_str v)
 	       sd_isalpha((unsigned char)v.p[1]);
 }
 
-static int is_exchange2007(const sd_ctx *c)
+/* The line Exchange's (and Exchange Online's) report opens with. */
+static const char *const ex_opening[] = { "Delivery has failed to these recipients or groups:", NULL };
+
+static int is_exchange2007(sd_ctx *c)
 {
 	sd_str subj = sd_trim(c->subject);
 	int known = mta_starts(subj, "=?"); /* encoded words: the body check decides */
+
+	if (sd_ctx_pasted(c, ex_opening))
+		return 1; /* the body pasted alone */
 
 	for (int i = 0; ex_subjects[i] && !known; i++)
 		known = mta_starts(subj, ex_subjects[i]);

@@ -47,9 +47,17 @@ static const char *const subjects[] = {
 	"Message frozen", "error(s) in forwarding or filtering", NULL
 };
 
-static int is_exim(const sd_ctx *c)
+/* deliver.c's bounce opens so. */
+static const char *const ex_opening[] = {
+	"This message was created automatically by mail delivery software", NULL
+};
+
+static int is_exim(sd_ctx *c)
 {
 	int score = 0;
+
+	if (sd_ctx_pasted(c, ex_opening))
+		return 1; /* the body pasted alone */
 
 	if (mta_has(c->from, ".mail.ru"))
 		return 0;

@@ -18,6 +18,7 @@
 
 #define GM_START "Delivery to the following recipient"
 #define GM_ORIG "----- Original message -----"
+#define GM_ADDR_SCAN 512 /* bytes after "delivered to" searched for the address */
 
 static const char *const gm_ends[] = { GM_ORIG, "----- Message header follows -----", NULL };
 
@@ -43,11 +44,20 @@ static const pv_phrase gm_phrases[] = {
 	{ NULL, 0 },
 };
 
-static int is_gmail(const sd_ctx *c)
+/* The lines Gmail's report opens with, the older and the current ones. */
+static const char *const gm_opening[] = {
+	GM_START, "** Address not found **", "** Message not delivered **", "** Message blocked **",
+	"** Domain not found **", "Your message wasn't delivered to ", "Delivery Status Notification (", NULL
+};
+
+static int is_gmail(sd_ctx *c)
 {
+	if (sd_ctx_pasted(c, gm_opening))
+		return 1; /* the body pasted alone */
 	return mta_has(c->from, "<mailer-daemon@googlemail.com>") &&
 	       mta_has(c->subject, "Delivery Status Notification");
 }
+
 
 /* "... (state 18)." -> 18, or -1 */
 static int state_of(sd_str d)
@@ -107,6 +117,37 @@ static void finish(sd_ctx *c, sd_rcpt *r, sd_str head)
 		r->action = SD_STR("delayed");
 }
 
+/* The current report, read when its body is pasted alone (with headers it comes
+ * with a delivery-status part, rfc3464.c):
+ *   Your message wasn't delivered to user@example.org because the address
+ *   couldn't be found, or is unable to receive mail.
+ *   The response from the remote server was:      ("The response was:")
+ *   550 5.1.1 <user@example.org>: Recipient address rejected: User unknown
+ * The reply runs to the first blank line after it. */
+static int current(sd_ctx *c, sd_str body)
+{
+	sd_str to = mta_after(body, " delivered to "), said, line;
+	sd_rcpt *r;
+	size_t pos = 0;
+	int n = 0;
+
+	if (!to.p || !(r = pv_rcpt(c, mta_addr(mta_before(to.n > GM_ADDR_SCAN ? (sd_str){ to.p, GM_ADDR_SCAN } : to, " because")))))
+		return 0;
+	said = mta_after(body, "The response from the remote server was:");
+	if (!said.p)
+		said = mta_after(body, "The response was:");
+	while (said.p && n++ < PV_MAX_LINES && sd_next_line(said, &pos, &line)) {
+		if (mta_blank(line) && r->diagnostic.n)
+			break;
+		if (!mta_blank(line))
+			pv_diag(c, r, line);
+	}
+	if (!r->diagnostic.n) /* no reply quoted: Gmail's own sentence */
+		pv_diag(c, r, mta_before(mta_before(to, "\n\n"), "Learn more"));
+	finish(c, r, body);
+	return 1;
+}
+
 int sd_fmt_gmail(sd_ctx *c)
 {
 	sd_str body, text, line;
@@ -118,6 +159,8 @@ int sd_fmt_gmail(sd_ctx *c)
 		return 0;
 	body = mta_body(c);
 	text = pv_cut(mta_find(body, GM_START), gm_ends);
+	if (!text.p && sd_ctx_headerless(c))
+		return current(c, body);
 	while (text.p && n++ < PV_MAX_LINES && sd_next_line(text, &pos, &line)) {
 		if (line.n > 1 && line.p[0] == ' ' && mta_is_addr(line))
 			r = pv_rcpt(c, line);

@@ -20,9 +20,17 @@ typedef struct pf_text {
 	int unavailable; /* "--- Delivery report unavailable ---" */
 } pf_text;
 
-static int is_postfix(const sd_ctx *c)
+/* bounce(8)'s templates open so (older Postfix: "the Postfix program"). */
+static const char *const pf_opening[] = {
+	"This is the mail system at host ", "This is the Postfix program at host ", NULL
+};
+
+static int is_postfix(sd_ctx *c)
 {
 	sd_str s = sd_trim(c->subject);
+
+	if (sd_ctx_pasted(c, pf_opening))
+		return 1; /* the body pasted alone */
 
 	if (mta_hdr(c, "X-AOL-IP").p || mta_hdr_has(c, "Return-Path", "@sendgrid.net>"))
 		return 0; /* AOL's and SendGrid's Postfix bounces have their own modules */
@@ -52,6 +60,23 @@ static int item_line(sd_str line, pf_item *it)
 	return 1;
 }
 
+/* A body pasted from its first report line on, without the template's text:
+ * no header field, and the first non-blank line is "<addr>: text". */
+static int pasted_item(sd_ctx *c)
+{
+	size_t pos = 0;
+	sd_str body, line;
+
+	if (!sd_ctx_headerless(c))
+		return 0;
+	body = mta_body(c);
+	while (sd_next_line(body, &pos, &line))
+		if (!mta_blank(line)) /* read_text() reads it with item_line() */
+			return line.p[0] == '<' && mta_contains(line, "@") &&
+			       (mta_contains(line, ">:") || mta_contains(line, "> (expanded from <"));
+	return 0;
+}
+
 static int marker(sd_str line)
 {
 	return mta_has(line, "mail system") || mta_has(line, "Postfix program") ||
@@ -73,11 +98,10 @@ static sd_str logical_line(sd_ctx *c, sd_str body, size_t *pos, sd_str line)
 	return line;
 }
 
-static void read_text(sd_ctx *c, sd_str body, pf_text *t)
+static void read_text(sd_ctx *c, sd_str body, pf_text *t, int on)
 {
 	size_t pos = 0;
 	sd_str line;
-	int on = 0;
 
 	while (sd_next_line(body, &pos, &line)) {
 		if (!on) {
@@ -217,14 +241,16 @@ int sd_fmt_postfix(sd_ctx *c)
 	size_t first = c->nrcpt;
 	int n;
 
-	if (!is_postfix(c))
+	int bare = 0; /* only the report lines were pasted */
+
+	if (!is_postfix(c) && !(bare = pasted_item(c)))
 		return 0;
 	if (mta_has(c->subject, "SMTP server: errors from "))
 		return session(c, mta_body(c));
 	t.items = sd_arena_alloc(c->a, sizeof(pf_item) * PF_MAX_ITEMS);
 	if (!t.items)
 		return SMTPDIAG_ENOMEM;
-	read_text(c, mta_body(c), &t);
+	read_text(c, mta_body(c), &t, bare);
 	n = mta_dsn(c);
 	if (n == 0)
 		n = mta_dsn_inline(c, mta_body(c));

@@ -76,9 +76,15 @@ static const struct {
 	{ "this message has been in the queue too long.", SD_R_expired },
 };
 
-static int is_qmail(const sd_ctx *c)
+/* qmail-send.c's bounce opens so. */
+static const char *const qm_opening[] = { "Hi. This is the qmail-send program at ", NULL };
+
+static int is_qmail(sd_ctx *c)
 {
 	sd_str s = sd_trim(c->subject);
+
+	if (sd_ctx_pasted(c, qm_opening))
+		return 1; /* the body pasted alone */
 
 	if (mta_hdr(c, "X-YMailISG").p) /* Yahoo's own format (yahoo.c) */
 		return 0;

@@ -21,9 +21,18 @@ typedef struct sm_text {
 	int found;               /* the transcript marker was there */
 } sm_text;
 
-static int is_sendmail(const sd_ctx *c)
+/* The lines Sendmail's returned-mail text opens with (savemail.c). */
+static const char *const sm_opening[] = {
+	"The original message was received at ", "----- The following addresses had permanent fatal errors -----",
+	"----- Transcript of session follows -----", NULL
+};
+
+static int is_sendmail(sd_ctx *c)
 {
 	sd_str s = sd_trim(c->subject);
+
+	if (sd_ctx_pasted(c, sm_opening))
+		return 1; /* the body pasted alone */
 	if (mta_hdr(c, "X-AOL-IP").p)
 		return 0;
 	return mta_has(s, "see transcript for details") || mta_starts(s, "Warning: ");
@@ -166,6 +175,29 @@ static void merge(sd_ctx *c, sd_rcpt *r, const sm_text *t, sd_str replies, int s
 	}
 }
 
+/* Without a delivery-status part (a body pasted alone), the addresses savemail.c
+ * lists under "The following addresses had permanent fatal errors", each with
+ * its "(reason: ...)" line. Returns the number of records added. */
+static int from_list(sd_ctx *c, sd_str body)
+{
+	sd_str list = mta_after(body, "The following addresses had permanent fatal errors -----"), line;
+	size_t pos = 0, first = c->nrcpt;
+	sd_rcpt *r = NULL;
+
+	sd_next_line(list, &pos, &line); /* the rest of the marker's line */
+	while (list.p && sd_next_line(list, &pos, &line) && !mta_blank(line) && !mta_has(line, "-----")) {
+		sd_str t = sd_trim(line);
+		if (line.p[0] != ' ' && line.p[0] != '\t' && mta_is_addr(t)) {
+			if ((r = sd_ctx_add(c)) != NULL)
+				r->recipient = mta_addr(t);
+		} else if (r && mta_starts(t, "(reason: ")) {
+			t = mta_skip(t, 9);
+			r->diagnostic = (sd_str){ t.p, t.n && t.p[t.n - 1] == ')' ? t.n - 1 : t.n };
+		}
+	}
+	return (int)(c->nrcpt - first);
+}
+
 int sd_fmt_sendmail(sd_ctx *c)
 {
 	sm_text t;
@@ -185,6 +217,8 @@ int sd_fmt_sendmail(sd_ctx *c)
 	n = mta_dsn(c);
 	if (n == 0)
 		n = mta_dsn_inline(c, body);
+	if (n == 0 && sd_ctx_headerless(c))
+		n = from_list(c, body);
 	if (n <= 0)
 		return n;
 	for (size_t i = first; i < c->nrcpt; i++)

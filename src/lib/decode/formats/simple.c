@@ -90,8 +90,8 @@ static int is_report(sd_ctx *c)
 {
 	int autoreply, subj;
 
-	if (c->top->nhdrs == 0)
-		return 1;
+	if (sd_ctx_headerless(c))
+		return 1; /* a body pasted alone (bounce/paste.c) */
 	subj = report_subject(c, &autoreply);
 	return !autoreply && (subj || sd_generic_daemon_sender(c));
 }
