@@ -136,6 +136,52 @@ static void test_ascii(void **state)
 	assert_string_equal(dst, "abc");
 }
 
+/* The first place a needle stands, case folded, one place at a time. */
+static const char *naive_casemem(const char *h, size_t hn, const char *n, size_t nn)
+{
+	for (size_t i = 0; i + nn <= hn; i++) {
+		size_t k = 0;
+		while (k < nn && sd_tolower((unsigned char)h[i + k]) == sd_tolower((unsigned char)n[k]))
+			k++;
+		if (k == nn)
+			return h + i;
+	}
+	return NULL;
+}
+
+/* sd_memcasemem agrees with the plain search on every haystack length around
+ * the 16-byte steps, every place of the needle, needles of 1 to 20 bytes, and
+ * bytes that differ from the needle's in the case bit only without being
+ * letters ('@' and '`', '[' and '{', '0' and DEL-like bytes above 0x7f). */
+static void test_memcasemem_agrees(void **state)
+{
+	static const char alpha[] = "aB@`[{0\x10\xc3\xe3-z";
+	char h[80], n[24];
+	unsigned seed = 1;
+	size_t checked = 0;
+
+	(void)state;
+	for (int round = 0; round < 4000; round++) {
+		size_t hn = (size_t)round % 70, nn = 1 + (size_t)round % 20;
+		for (size_t i = 0; i < hn; i++) {
+			seed = seed * 1103515245u + 12345u;
+			h[i] = alpha[(seed >> 16) % (sizeof(alpha) - 1)];
+		}
+		for (size_t i = 0; i < nn; i++) {
+			seed = seed * 1103515245u + 12345u;
+			n[i] = alpha[(seed >> 16) % (sizeof(alpha) - 1)];
+		}
+		if (hn >= nn && round % 3 == 0) { /* plant it, its case flipped, somewhere */
+			size_t at = (size_t)(seed >> 8) % (hn - nn + 1);
+			for (size_t i = 0; i < nn; i++)
+				h[at + i] = (char)(sd_isalpha((unsigned char)n[i]) ? n[i] ^ 0x20 : n[i]);
+		}
+		assert_ptr_equal(sd_memcasemem(h, hn, n, nn), naive_casemem(h, hn, n, nn));
+		checked += naive_casemem(h, hn, n, nn) != NULL;
+	}
+	assert_true(checked > 1000);
+}
+
 /* FIPS 180 test vectors (the examples of FIPS 180-2 appendix A), fed whole and
  * in pieces that cross the 64-byte blocks unevenly. */
 static void test_sha1(void **state)
@@ -192,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_buf),
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_ascii),
+		cmocka_unit_test(test_memcasemem_agrees),
 		cmocka_unit_test(test_sha1),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
