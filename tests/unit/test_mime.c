@@ -367,6 +367,40 @@ static void test_next_line(void **state)
 	}
 }
 
+/* Lines of every length 0-40 with every kind of line end, read by
+ * sd_next_line and sd_lines_next: each comes back whole, without its end,
+ * whatever 16-byte step its end falls on. */
+static void test_lines_long(void **state)
+{
+	static const char *const ends[] = { "\n", "\r\n", "\r" };
+	char text[4096];
+	size_t n = 0, want[128], nw = 0;
+
+	(void)state;
+	for (size_t len = 0; len <= 40; len++) {
+		const char *e = ends[len % 3];
+		want[nw++] = len;
+		for (size_t i = 0; i < len; i++)
+			text[n++] = (char)('a' + (len + i) % 26);
+		memcpy(text + n, e, strlen(e));
+		n += strlen(e);
+	}
+	for (int way = 0; way < 2; way++) {
+		sd_str s = { text, n }, line;
+		sd_lines l;
+		size_t pos = 0, k = 0;
+		sd_lines_init(&l, s, 0);
+		while (way ? sd_lines_next(&l, &line) : sd_next_line(s, &pos, &line)) {
+			assert_true(k < nw);
+			assert_int_equal(line.n, want[k]);
+			for (size_t i = 0; i < line.n; i++)
+				assert_int_equal(line.p[i], (char)('a' + (want[k] + i) % 26));
+			k++;
+		}
+		assert_int_equal(k, nw);
+	}
+}
+
 /* ---- transfer decoders ---- */
 
 struct dec_case {
@@ -559,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_big_attachment),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_next_line),
+		cmocka_unit_test(test_lines_long),
 		cmocka_unit_test(test_decoders),
 		cmocka_unit_test(test_header_text),
 		cmocka_unit_test(test_to_utf8),
