@@ -43,6 +43,34 @@ static void test_json_escape(void **state)
 
 	(void)state;
 	check_escapes(sd_buf_json_str, t, sizeof(t) / sizeof(t[0]));
+	/* each case after 0-40 plain bytes and before 0-20 more: its bytes fall on
+	 * every place of a 16-byte step, and runs of 16 plain bytes pass whole */
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		for (size_t pre = 0; pre <= 40; pre += 1)
+			for (size_t post = 0; post <= 20; post += 5) {
+				char in[128], want[256];
+				size_t n = 0, w = 0, wn = strlen(t[i].out);
+				sd_buf b;
+				for (size_t k = 0; k < pre; k++)
+					in[n++] = (char)('A' + k % 26);
+				memcpy(in + n, t[i].in, t[i].len);
+				n += t[i].len;
+				for (size_t k = 0; k < post; k++)
+					in[n++] = (char)('a' + k % 26);
+				want[w++] = '"';
+				memcpy(want + w, in, pre);
+				w += pre;
+				memcpy(want + w, t[i].out + 1, wn - 2);
+				w += wn - 2;
+				memcpy(want + w, in + pre + t[i].len, post);
+				w += post;
+				want[w++] = '"';
+				sd_buf_init(&b);
+				sd_buf_json_str(&b, in, n);
+				assert_int_equal(b.len, w);
+				assert_memory_equal(b.data, want, w);
+				sd_buf_free(&b);
+			}
 }
 
 /* Text for terminals: no byte that can start a control sequence gets through. */

@@ -190,12 +190,34 @@ static size_t json_escape(char *o, unsigned c)
 	}
 }
 
+/* Write the byte at s[i] that is not plain (its escape, its UTF-8 sequence, or
+ * U+FFFD for a byte that is no UTF-8) at *o; returns the input bytes used. */
+static size_t json_special(char **o, const unsigned char *s, size_t i, size_t n)
+{
+	size_t k;
+
+	if (s[i] < 0x80) {
+		*o += json_escape(*o, s[i]);
+		return 1;
+	}
+	if ((k = sd_utf8_len(s + i, n - i)) != 0) {
+		memcpy(*o, s + i, k);
+		*o += k;
+		return k;
+	}
+	memcpy(*o, "\xef\xbf\xbd", 3); /* U+FFFD */
+	*o += 3;
+	return 1;
+}
+
 /* Room is reserved once for the worst case (6 output bytes per input byte), then
- * runs of plain bytes are copied with memcpy. */
+ * runs of plain bytes are copied with memcpy; with SSE2, sixteen bytes are
+ * tested and stored at once (the room for six bytes of each left to read
+ * holds the store), and the output goes on from the first byte not plain. */
 void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)p;
-	size_t i = 0, run, k;
+	size_t i = 0, run;
 	char *o;
 
 	if (n > (SIZE_MAX - 2) / 6 || sd_buf_reserve(b, n * 6 + 2) < 0) {
@@ -204,6 +226,26 @@ void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
 	}
 	o = b->data + b->len;
 	*o++ = '"';
+#if defined(__SSE2__)
+	{
+		const __m128i sp = _mm_set1_epi8(0x20), q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+		while (n - i >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+			/* below 0x20 as signed bytes: the C0 controls and every byte >= 0x80 */
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+				_mm_cmplt_epi8(v, sp), _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs))));
+			_mm_storeu_si128((__m128i *)(void *)o, v);
+			if (!m) {
+				o += 16;
+				i += 16;
+				continue;
+			}
+			o += __builtin_ctz(m);
+			i += (size_t)__builtin_ctz(m);
+			i += json_special(&o, s, i, n);
+		}
+	}
+#endif
 	while (i < n) {
 		for (run = i; n - run >= 8 && json_plain8(s + run); run += 8)
 			;
@@ -213,17 +255,7 @@ void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
 		o += run - i;
 		if ((i = run) == n)
 			break;
-		if (s[i] < 0x80) {
-			o += json_escape(o, s[i++]);
-		} else if ((k = sd_utf8_len(s + i, n - i)) != 0) {
-			memcpy(o, s + i, k);
-			o += k;
-			i += k;
-		} else {
-			memcpy(o, "\xef\xbf\xbd", 3); /* U+FFFD */
-			o += 3;
-			i++;
-		}
+		i += json_special(&o, s, i, n);
 	}
 	*o++ = '"';
 	*o = '\0';
