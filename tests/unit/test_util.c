@@ -164,6 +164,30 @@ static void test_ascii(void **state)
 	assert_string_equal(dst, "abc");
 }
 
+/* sd_arena_strndup_lower lowers the capitals and only them: every byte value,
+ * at every place of strings of 0-40 bytes. */
+static void test_strndup_lower(void **state)
+{
+	sd_arena a;
+	char in[48];
+
+	(void)state;
+	sd_arena_init(&a);
+	for (int c = 0; c < 256; c++)
+		for (size_t n = 0; n <= 40; n++) {
+			char *d;
+			for (size_t i = 0; i < n; i++)
+				in[i] = (char)(i % 7 == 3 ? c : 'A' + (int)((size_t)c + i) % 58);
+			d = sd_arena_strndup_lower(&a, (sd_str){ in, n });
+			assert_non_null(d);
+			for (size_t i = 0; i < n; i++)
+				assert_int_equal((unsigned char)d[i], sd_tolower((unsigned char)in[i]));
+			assert_int_equal(d[n], 0);
+			sd_arena_reset(&a);
+		}
+	sd_arena_free(&a);
+}
+
 /* The first place a needle stands, case folded, one place at a time. */
 static const char *naive_casemem(const char *h, size_t hn, const char *n, size_t nn)
 {
@@ -267,6 +291,7 @@ int main(void)
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_ascii),
 		cmocka_unit_test(test_memcasemem_agrees),
+		cmocka_unit_test(test_strndup_lower),
 		cmocka_unit_test(test_sha1),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

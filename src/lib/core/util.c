@@ -369,14 +369,31 @@ char *sd_arena_strndup(sd_arena *a, const char *p, size_t n)
 	return s;
 }
 
+/* d = s with ASCII capitals lowered; with SSE2 sixteen bytes a step (a capital
+ * is above '@' and below '[' as a signed byte, so bytes >= 0x80 stay). */
+static void lower_copy(char *d, const char *s, size_t n)
+{
+	size_t i = 0;
+
+#if defined(__SSE2__)
+	const __m128i at = _mm_set1_epi8('A' - 1), br = _mm_set1_epi8('Z' + 1), bit = _mm_set1_epi8(0x20);
+	for (; n - i >= 16; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i up = _mm_and_si128(_mm_cmpgt_epi8(v, at), _mm_cmplt_epi8(v, br));
+		_mm_storeu_si128((__m128i *)(void *)(d + i), _mm_or_si128(v, _mm_and_si128(up, bit)));
+	}
+#endif
+	for (; i < n; i++)
+		d[i] = (char)sd_tolower((unsigned char)s[i]);
+}
+
 char *sd_arena_strndup_lower(sd_arena *a, sd_str s)
 {
 	char *d = sd_arena_alloc(a, s.n + 1);
 
 	if (!d)
 		return NULL;
-	for (size_t i = 0; i < s.n; i++)
-		d[i] = (char)sd_tolower((unsigned char)s.p[i]);
+	lower_copy(d, s.p, s.n);
 	d[s.n] = '\0';
 	return d;
 }
