@@ -544,6 +544,41 @@ static void test_parse_fields(void **state)
 	sd_arena_free(&a);
 }
 
+/* Field names of 1-40 bytes are read whole, whatever 16-byte step they end
+ * on; a byte that cannot be in a name (a blank, DEL, a byte >= 0x80, a
+ * control) anywhere in it makes the line no field. */
+static void test_field_names(void **state)
+{
+	static const unsigned char bad[] = { ' ', 0x7f, 0x80, 0xff, 0x01 };
+	sd_arena a;
+
+	(void)state;
+	sd_arena_init(&a);
+	for (size_t len = 1; len <= 40; len++)
+		for (int b = -1; b < (int)sizeof(bad); b++)
+			for (size_t at = 0; at < (b < 0 ? 1 : len); at++) {
+				char in[128];
+				size_t n = 0;
+				sd_header *f;
+				size_t nf;
+				for (size_t i = 0; i < len; i++)
+					in[n++] = (char)('A' + (len + i) % 26);
+				if (b >= 0)
+					in[at] = (char)bad[b];
+				memcpy(in + n, ": value of the field here\r\n", 27);
+				n += 27;
+				assert_int_equal(sd_parse_fields(&a, (sd_str){ in, n }, &f, &nf), 0);
+				if (b >= 0 && !(bad[b] == ' ' && at == len - 1 && at > 0)) { /* "Name :" is a field, " :" a fold */
+					assert_int_equal(nf, 0);
+					continue;
+				}
+				assert_int_equal(nf, 1);
+				assert_int_equal(f[0].name.n, b >= 0 ? len - 1 : len);
+				assert_true(str_eq(f[0].value, "value of the field here"));
+			}
+	sd_arena_free(&a);
+}
+
 /* Returned headers re-wrapped without indentation (seen from Office 365). */
 static void test_broken_folding(void **state)
 {
@@ -598,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_header_text),
 		cmocka_unit_test(test_to_utf8),
 		cmocka_unit_test(test_parse_fields),
+		cmocka_unit_test(test_field_names),
 		cmocka_unit_test(test_broken_folding),
 		cmocka_unit_test(test_corpus),
 	};

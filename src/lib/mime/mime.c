@@ -117,6 +117,22 @@ static size_t field_colon(const char *p, size_t n, size_t *name)
 
 	if (n > SD_FIELD_NAME_MAX)
 		n = SD_FIELD_NAME_MAX;
+#if defined(__SSE2__)
+	{
+		/* '!' to '~' but ':': below '!' as signed bytes are the controls, the
+		 * blank and every byte >= 0x80; then DEL and the colon */
+		const __m128i bang = _mm_set1_epi8('!'), del = _mm_set1_epi8(0x7f), col = _mm_set1_epi8(':');
+		for (; n - i >= 16; i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+				_mm_cmplt_epi8(v, bang), _mm_or_si128(_mm_cmpeq_epi8(v, del), _mm_cmpeq_epi8(v, col))));
+			if (m) {
+				i += (size_t)__builtin_ctz(m);
+				break;
+			}
+		}
+	} /* stopped at a byte not in a name, or fewer than 16 left */
+#endif
 	while (i < n && (unsigned char)(p[i] - '!') < 94 && p[i] != ':') /* '!' to '~' */
 		i++;
 	*name = i;
