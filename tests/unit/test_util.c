@@ -164,6 +164,22 @@ static void test_ascii(void **state)
 	assert_string_equal(dst, "abc");
 }
 
+/* sd_fmt_int writes what printf("%lld") does, at the ends of the range too. */
+static void test_fmt_int(void **state)
+{
+	static const long long v[] = { 0, 1, -1, 9, 10, -10, 99, 100, 1221728044, -1221728044,
+				       9223372036854775807LL, -9223372036854775807LL - 1 };
+	char got[SD_INT_CHARS + 1], want[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		size_t n = sd_fmt_int(got, v[i]);
+		got[n] = '\0';
+		snprintf(want, sizeof(want), "%lld", v[i]);
+		assert_string_equal(got, want);
+	}
+}
+
 /* sd_arena_strndup_lower lowers the capitals and only them: every byte value,
  * at every place of strings of 0-40 bytes. */
 static void test_strndup_lower(void **state)
@@ -292,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_ascii),
 		cmocka_unit_test(test_memcasemem_agrees),
 		cmocka_unit_test(test_strndup_lower),
+		cmocka_unit_test(test_fmt_int),
 		cmocka_unit_test(test_sha1),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

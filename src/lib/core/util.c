@@ -97,9 +97,9 @@ void sd_buf_printf(sd_buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-void sd_buf_put_int(sd_buf *b, long long v)
+size_t sd_fmt_int(char out[SD_INT_CHARS], long long v)
 {
-	char d[24];
+	char d[SD_INT_CHARS];
 	size_t k = sizeof(d);
 	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
 
@@ -108,7 +108,15 @@ void sd_buf_put_int(sd_buf *b, long long v)
 	while ((u /= 10) != 0);
 	if (v < 0)
 		d[--k] = '-';
-	sd_buf_put(b, d + k, sizeof(d) - k);
+	memcpy(out, d + k, sizeof(d) - k);
+	return sizeof(d) - k;
+}
+
+void sd_buf_put_int(sd_buf *b, long long v)
+{
+	char d[SD_INT_CHARS];
+
+	sd_buf_put(b, d, sd_fmt_int(d, v));
 }
 
 const char *sd_buf_cstr(sd_buf *b)
