@@ -154,9 +154,9 @@ static void vendor_variant(const char *q, char *out, size_t cap, int how)
 	out[o] = '\0';
 }
 
-/* The word database only passes rows over: with and without it, every text
- * made from a row, in every variant, under its own status, its class's X.0.0
- * and none, matches the same row. */
+/* The word database and the index by detail only pass rows over: with and
+ * without them, every text made from a row, in every variant, under its own
+ * status, its class's X.0.0 and none, matches the same row. */
 static void test_vendor_words_agree(void **state)
 {
 	static const char *const cls0[] = { "", "", "2.0.0", "", "4.0.0", "5.0.0" };

@@ -94,7 +94,8 @@ static void vwords_compile(void)
 		lens[i] = strlen(sd_vwords[i]);
 	}
 	if (!flags || !ids || !lens ||
-	    hs_compile_lit_multi(sd_vwords, flags, ids, lens, sd_vwords_n, HS_MODE_BLOCK, NULL, &vwdb, &ce) != HS_SUCCESS) {
+	    hs_compile_lit_multi(sd_vwords, flags, ids, lens, sd_vwords_n, HS_MODE_BLOCK, NULL, &vwdb, &ce) !=
+		    HS_SUCCESS) {
 		hs_free_compile_error(ce);
 		vwdb = NULL;
 	}
@@ -184,6 +185,12 @@ static pthread_once_t vonce = PTHREAD_ONCE_INIT;
  * VB_OTHER the rest (a verdict with such a status is compared with all rows). */
 #define VB_OTHER 25
 static size_t *vidx, vstart[VB_OTHER + 2];
+/* Within groups 1-24, the rows for one detail come first, by detail (then in
+ * table order), and those for a range of details after them, in table order,
+ * from vsplit[b]: a verdict's rows are then a binary search and a merge. */
+static size_t vsplit[VB_OTHER + 1];
+/* The rows of one detail merged on the stack: a group with more is read whole. */
+#define VB_CANDS 256
 
 static int vbucket(int cls, int sub)
 {
@@ -192,6 +199,29 @@ static int vbucket(int cls, int sub)
 	if (cls == 0)
 		return 0;
 	return c >= 0 && sub >= 0 && sub <= 7 ? 1 + c * 8 + sub : VB_OTHER;
+}
+
+static int vdetail_cmp(const void *x, const void *y)
+{
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int a = vrows[i].dlo != vrows[i].dhi, b = vrows[j].dlo != vrows[j].dhi;
+
+	if (a != b)
+		return a - b; /* one detail before a range */
+	if (!a && vrows[i].dlo != vrows[j].dlo)
+		return vrows[i].dlo < vrows[j].dlo ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* Order vidx[from, to) as vsplit says; returns where the ranges start. */
+static size_t vgroup_sort(size_t from, size_t to)
+{
+	size_t k = from;
+
+	qsort(vidx + from, to - from, sizeof(*vidx), vdetail_cmp);
+	while (k < to && vrows[vidx[k]].dlo == vrows[vidx[k]].dhi)
+		k++;
+	return k;
 }
 
 static void vbuckets_init(void)
@@ -209,6 +239,8 @@ static void vbuckets_init(void)
 	}
 	for (size_t i = 0; i < sd_kb_nvendors; i++)
 		vidx[fill[vbucket(vrows[i].cls, vrows[i].sub)]++] = i;
+	for (int b = 1; b < VB_OTHER; b++)
+		vsplit[b] = vgroup_sort(vstart[b], vstart[b + 1]);
 }
 
 static int pieces_matchable(const char *const *pieces)
@@ -363,8 +395,6 @@ static int vrow_code_match(const vrow *r, const sd_kb_vendor *v, int rc, const s
 	return !(v->replycode && rc && v->replycode != rc);
 }
 
-/* The best of rows [from, to) of the index (or of the table without one) for
- * the text; *best carries the score across calls. */
 typedef struct vmatch {
 	int rc;
 	const sd_status *st;
@@ -377,10 +407,40 @@ typedef struct vmatch {
 	const sd_kb_vendor *hit;
 } vmatch;
 
-static int vrange(vmatch *m, size_t from, size_t to, int indexed)
+/* The rows of group b (1-24) for detail d, in table order, into out (at most
+ * VB_CANDS); returns how many. */
+static size_t vcands(int b, int d, size_t *out)
 {
-	for (size_t j = from; j < to; j++) {
-		size_t i = indexed ? vidx[j] : j, sc;
+	size_t lo = vstart[b], hi = vsplit[b], e, r = vsplit[b], n = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (vrows[vidx[mid]].dlo < d)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (e = lo; e < vsplit[b] && vrows[vidx[e]].dlo == d; e++)
+		;
+	while (lo < e || r < vstart[b + 1]) {
+		if (r < vstart[b + 1] && (vrows[vidx[r]].dlo > d || vrows[vidx[r]].dhi < d)) {
+			r++;
+			continue;
+		}
+		if (r < vstart[b + 1] && (lo == e || vidx[r] < vidx[lo]))
+			out[n++] = vidx[r++];
+		else
+			out[n++] = vidx[lo++];
+	}
+	return n;
+}
+
+/* The best of the rows ix[0, n) (of the table's first n without ix) for the
+ * text; *best carries the score across calls. */
+static int vrange(vmatch *m, const size_t *ix, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		size_t i = ix ? ix[j] : j, sc;
 		const sd_kb_vendor *v = &sd_kb_vendors[i];
 		if (!vrow_code_match(&vrows[i], v, m->rc, m->st, 1))
 			continue;
@@ -411,7 +471,8 @@ static int vrange(vmatch *m, size_t from, size_t to, int indexed)
 const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *text, size_t tn)
 {
 	vmatch m;
-	int b;
+	size_t cands[VB_CANDS];
+	int b, hit;
 
 	pthread_once(&vonce, vrows_init);
 	if (!vrows)
@@ -425,13 +486,17 @@ const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *tex
 	m.scanned = 0;
 	b = m.st ? vbucket(st->cls, st->subject) : 0;
 	if (!vidx || b == VB_OTHER) {
-		vrange(&m, 0, sd_kb_nvendors, 0);
+		vrange(&m, NULL, sd_kb_nvendors);
 		return m.hit;
 	}
-	/* the rows of the status's group, and for a generic X.0.0 those that give
-	 * no status (a provider that writes none) */
-	if (!vrange(&m, vstart[b], vstart[b + 1], 1) && b != 0 && generic_status(m.st))
-		vrange(&m, vstart[0], vstart[1], 1);
+	/* the rows of the status's group (those for its detail), and for a
+	 * generic X.0.0 those that give no status (a provider that writes none) */
+	if (b == 0 || vstart[b + 1] - vstart[b] > VB_CANDS || vw_off)
+		hit = vrange(&m, vidx + vstart[b], vstart[b + 1] - vstart[b]);
+	else
+		hit = vrange(&m, cands, vcands(b, m.st->detail, cands));
+	if (!hit && b != 0 && generic_status(m.st))
+		vrange(&m, vidx + vstart[0], vstart[1] - vstart[0]);
 	return m.hit;
 }
 
