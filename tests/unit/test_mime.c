@@ -401,6 +401,33 @@ static void test_lines_long(void **state)
 	}
 }
 
+/* A byte that is no ASCII at every place of texts of 1-40 bytes: Latin-1
+ * 0xe9 comes out as U+00E9 with the ASCII around it as it was, and UTF-8
+ * with a bad byte there is not valid while a good sequence there is. */
+static void test_ascii_runs(void **state)
+{
+	char in[48], want[64];
+
+	(void)state;
+	for (size_t n = 1; n <= 40; n++)
+		for (size_t at = 0; at < n; at++) {
+			sd_buf b;
+			for (size_t i = 0; i < n; i++)
+				in[i] = (char)('a' + i % 26);
+			in[at] = (char)0xe9;
+			memcpy(want, in, at);
+			memcpy(want + at, "\xc3\xa9", 2);
+			memcpy(want + at + 2, in + at + 1, n - at - 1);
+			sd_buf_init(&b);
+			sd_buf_put_utf8(&b, (sd_str){ "iso-8859-1", 10 }, (sd_str){ in, n }, 1000);
+			assert_int_equal(b.len, n + 1);
+			assert_memory_equal(b.data, want, n + 1);
+			sd_buf_free(&b);
+			assert_false(sd_utf8_valid(in, n));
+			assert_true(sd_utf8_valid(want, n + 1));
+		}
+}
+
 /* ---- transfer decoders ---- */
 
 struct dec_case {
@@ -629,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_next_line),
 		cmocka_unit_test(test_lines_long),
+		cmocka_unit_test(test_ascii_runs),
 		cmocka_unit_test(test_decoders),
 		cmocka_unit_test(test_header_text),
 		cmocka_unit_test(test_to_utf8),
