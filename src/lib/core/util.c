@@ -550,16 +550,20 @@ static const char *casemem_pairs(const char *h, size_t hn, const char *n, size_t
 	const __m128i v1 = _mm_set1_epi8((char)c1), v2 = _mm_set1_epi8((char)c2);
 	const __m128i f1 = _mm_set1_epi8(sd_isalpha(c1) ? 0x20 : 0), f2 = _mm_set1_epi8(sd_isalpha(c2) ? 0x20 : 0);
 
-	for (; last >= 15 && i <= last - 15; i += 16) {
-		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(h + i));
-		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(h + i + k));
+	while (last >= 15 && i <= last) {
+		/* the last step is the window ending at the last place, without the
+		 * places the step before it has tested */
+		size_t at = i <= last - 15 ? i : last - 15;
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(h + at));
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(h + at + k));
 		unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(_mm_or_si128(a, f1), v1),
 								       _mm_cmpeq_epi8(_mm_or_si128(b, f2), v2)));
-		for (; m; m &= m - 1) {
-			const char *s = h + i + (unsigned)__builtin_ctz(m);
+		for (m &= ~0u << (i - at); m; m &= m - 1) {
+			const char *s = h + at + (unsigned)__builtin_ctz(m);
 			if (sd_memcaseeq(s, n, nn))
 				return s;
 		}
+		i = at + 16;
 	}
 	for (; i <= last; i++)
 		if (sd_caseeq((unsigned char)h[i], (unsigned char)c1) && sd_memcaseeq(h + i, n, nn))
