@@ -77,6 +77,7 @@ typedef struct vrow {
  * matched in full. Scratch space is kept in a small pool, one per concurrent
  * caller. */
 static hs_database_t *vwdb;
+static pthread_once_t vw_once = PTHREAD_ONCE_INIT;
 static int vw_off;
 static pthread_mutex_t vw_lock = PTHREAD_MUTEX_INITIALIZER;
 static hs_scratch_t *vw_pool[SD_VWORD_SCRATCH];
@@ -154,6 +155,7 @@ static int words_of(const char *t, size_t tn, uint64_t *set)
 	int ok;
 
 	memset(set, 0, (sd_vwords_n + 63) / 64 * sizeof(*set));
+	pthread_once(&vw_once, vwords_init); /* at the first text: a bare code needs no database */
 	if (vw_off || !vwdb || !(s = scratch_take()))
 		return 0;
 	ok = hs_scan(vwdb, t, (unsigned)tn, 0, s, on_word, set) == HS_SUCCESS;
@@ -285,7 +287,6 @@ static void vrows_init(void)
 		vrows[i].matchable = pieces_matchable(sd_kb_vendors[i].pieces);
 	}
 	vbuckets_init();
-	vwords_init();
 }
 
 static int vrow_status_match(const vrow *r, const sd_status *st)
