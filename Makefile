@@ -32,7 +32,7 @@ PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs libhs zlib jansson sq
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
 
 LIB_SRC   = $(sort $(shell find src/lib -name "*.c"))
-GEN_SRC   = $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c $(BUILD)/gen/taxonomy.c
+GEN_SRC   = $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c $(BUILD)/gen/taxonomy.c $(BUILD)/gen/vendor_db.c
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_SRC:.c=.o)
 CLI_SRC   = $(sort $(wildcard src/cli/*.c src/httpd/*.c))
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -77,9 +77,17 @@ $(BUILD)/kbgen: tools/kbgen.c src/lib/verdict/reasons.def
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 $(WARN) tools/kbgen.c -o $@
 
-$(BUILD)/rulegen: tools/rulegen.c
+$(BUILD)/rulegen: tools/rulegen.c tools/genutil.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 $(WARN) $(PKG_CFLAGS) tools/rulegen.c -o $@ $(PKG_LIBS) -lstdc++ -lm
+
+# vendorgen links the knowledge base kbgen made: the words of its very vendor rows.
+$(BUILD)/vendorgen: tools/vendorgen.c tools/genutil.h src/lib/kb/vendor_words.h src/lib/kb/codes.h $(BUILD)/gen/kb_data.c
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 $(WARN) -Wno-missing-prototypes -Iinclude -Isrc/lib $(PKG_CFLAGS) \
+	  tools/vendorgen.c $(BUILD)/gen/kb_data.c -o $@ $(PKG_LIBS) -lstdc++ -lm
+
+$(BUILD)/gen/vendor_db.c: $(BUILD)/vendorgen
+	$(BUILD)/vendorgen -o $@
 
 $(BUILD)/gen/kb_data.c: $(BUILD)/kbgen $(KB_FILES)
 	@mkdir -p $(@D)
@@ -93,7 +101,7 @@ $(BUILD)/gen/taxonomy.c: tools/taxgen.sh $(TAX_FILES)
 	@mkdir -p $(@D)
 	sh tools/taxgen.sh $@ rules/taxonomy
 
-$(LIB_OBJ): $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c $(BUILD)/gen/taxonomy.c
+$(LIB_OBJ): $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c $(BUILD)/gen/taxonomy.c $(BUILD)/gen/vendor_db.c
 
 $(STATIC): $(LIB_OBJ)
 	rm -f $@

@@ -45,6 +45,24 @@ static void walk_buffer(const input_walker *w, const char *path, const char *p, 
 		w->on_msg(w->ctx, path, p, n);
 }
 
+/* "name:N" into out (ORIGIN_MAX bytes, NUL-terminated), cut as snprintf
+ * would cut it: the origin of every message of an mbox, so without printf. */
+static void origin_of(char *out, const char *name, unsigned long n)
+{
+	char d[24];
+	size_t k = sizeof(d), len = strlen(name), o;
+
+	do
+		d[--k] = (char)('0' + n % 10);
+	while ((n /= 10) != 0);
+	d[--k] = ':';
+	o = len < ORIGIN_MAX - 1 ? len : ORIGIN_MAX - 1;
+	memcpy(out, name, o);
+	len = sizeof(d) - k < ORIGIN_MAX - 1 - o ? sizeof(d) - k : ORIGIN_MAX - 1 - o;
+	memcpy(out + o, d + k, len);
+	out[o + len] = '\0';
+}
+
 /* Read up to want more bytes into b (growing it); returns bytes read, 0 at EOF, -1 on error. */
 static ssize_t fill(int fd, char **b, size_t *len, size_t *cap, size_t want)
 {
@@ -112,7 +130,7 @@ static void reader_split(const input_walker *w, reader *r)
 			r->skip = 0;
 			continue;
 		}
-		snprintf(origin, sizeof(origin), "%s:%lu", r->name, ++r->base);
+		origin_of(origin, r->name, ++r->base);
 		if (mn == 0)
 			w->on_err(w->ctx, origin, "empty message in mbox");
 		else
@@ -135,7 +153,7 @@ static void reader_skip(const input_walker *w, reader *r)
 	char origin[ORIGIN_MAX];
 
 	if (!r->skip) {
-		snprintf(origin, sizeof(origin), "%s:%lu", r->name, ++r->base);
+		origin_of(origin, r->name, ++r->base);
 		w->on_err(w->ctx, origin, "message larger than 64 MiB (SMTPDIAG_MAX_MESSAGE)");
 		r->skip = 1;
 	}

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "smtpdiag.h"
+#include "bounce/dsnutil.h"
 
 #define DIR "tests/fixtures/mta/"
 #define FIXTURE_MAX (256u << 10)
@@ -290,6 +291,34 @@ static void test_many_recipients(void **state)
 	smtpdiag_decoder_free(d);
 }
 
+/* dsn_sweep returns the text itself exactly when it holds no tab, line end,
+ * double blank or " --": each of them, and the look-alikes "\f" and " -x",
+ * at every place of texts of 3-40 bytes. */
+static void test_sweep_places(void **state)
+{
+	static const struct { const char *ins; int sweeps; } ins[] = {
+		{ "\t", 1 }, { "\r", 1 }, { "\n", 1 }, { "  ", 1 }, { " --", 1 }, { " -x", 0 }, { "\f", 0 }, { " x", 0 },
+	};
+	sd_arena a;
+	char t[64];
+
+	(void)state;
+	sd_arena_init(&a);
+	for (size_t n = 3; n <= 40; n++)
+		for (size_t k = 0; k < sizeof(ins) / sizeof(ins[0]); k++)
+			for (size_t at = 1; at + strlen(ins[k].ins) < n; at++) {
+				sd_str out;
+				for (size_t i = 0; i < n; i++)
+					t[i] = (char)('a' + i % 26);
+				memcpy(t + at, ins[k].ins, strlen(ins[k].ins));
+				out = dsn_sweep(&a, (sd_str){ t, n });
+				if ((out.p == t) != !ins[k].sweeps)
+					print_message("n %zu at %zu \"%s\": swept %d\n", n, at, ins[k].ins, out.p != t);
+				assert_int_equal(out.p == t, !ins[k].sweeps);
+			}
+	sd_arena_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_delay_notice),
 		cmocka_unit_test(test_line_ends),
+		cmocka_unit_test(test_sweep_places),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_many_recipients),
 	};

@@ -367,6 +367,67 @@ static void test_next_line(void **state)
 	}
 }
 
+/* Lines of every length 0-40 with every kind of line end, read by
+ * sd_next_line and sd_lines_next: each comes back whole, without its end,
+ * whatever 16-byte step its end falls on. */
+static void test_lines_long(void **state)
+{
+	static const char *const ends[] = { "\n", "\r\n", "\r" };
+	char text[4096];
+	size_t n = 0, want[128], nw = 0;
+
+	(void)state;
+	for (size_t len = 0; len <= 40; len++) {
+		const char *e = ends[len % 3];
+		want[nw++] = len;
+		for (size_t i = 0; i < len; i++)
+			text[n++] = (char)('a' + (len + i) % 26);
+		memcpy(text + n, e, strlen(e));
+		n += strlen(e);
+	}
+	for (int way = 0; way < 2; way++) {
+		sd_str s = { text, n }, line;
+		sd_lines l;
+		size_t pos = 0, k = 0;
+		sd_lines_init(&l, s, 0);
+		while (way ? sd_lines_next(&l, &line) : sd_next_line(s, &pos, &line)) {
+			assert_true(k < nw);
+			assert_int_equal(line.n, want[k]);
+			for (size_t i = 0; i < line.n; i++)
+				assert_int_equal(line.p[i], (char)('a' + (want[k] + i) % 26));
+			k++;
+		}
+		assert_int_equal(k, nw);
+	}
+}
+
+/* A byte that is no ASCII at every place of texts of 1-40 bytes: Latin-1
+ * 0xe9 comes out as U+00E9 with the ASCII around it as it was, and UTF-8
+ * with a bad byte there is not valid while a good sequence there is. */
+static void test_ascii_runs(void **state)
+{
+	char in[48], want[64];
+
+	(void)state;
+	for (size_t n = 1; n <= 40; n++)
+		for (size_t at = 0; at < n; at++) {
+			sd_buf b;
+			for (size_t i = 0; i < n; i++)
+				in[i] = (char)('a' + i % 26);
+			in[at] = (char)0xe9;
+			memcpy(want, in, at);
+			memcpy(want + at, "\xc3\xa9", 2);
+			memcpy(want + at + 2, in + at + 1, n - at - 1);
+			sd_buf_init(&b);
+			sd_buf_put_utf8(&b, (sd_str){ "iso-8859-1", 10 }, (sd_str){ in, n }, 1000);
+			assert_int_equal(b.len, n + 1);
+			assert_memory_equal(b.data, want, n + 1);
+			sd_buf_free(&b);
+			assert_false(sd_utf8_valid(in, n));
+			assert_true(sd_utf8_valid(want, n + 1));
+		}
+}
+
 /* ---- transfer decoders ---- */
 
 struct dec_case {
@@ -510,6 +571,41 @@ static void test_parse_fields(void **state)
 	sd_arena_free(&a);
 }
 
+/* Field names of 1-40 bytes are read whole, whatever 16-byte step they end
+ * on; a byte that cannot be in a name (a blank, DEL, a byte >= 0x80, a
+ * control) anywhere in it makes the line no field. */
+static void test_field_names(void **state)
+{
+	static const unsigned char bad[] = { ' ', 0x7f, 0x80, 0xff, 0x01 };
+	sd_arena a;
+
+	(void)state;
+	sd_arena_init(&a);
+	for (size_t len = 1; len <= 40; len++)
+		for (int b = -1; b < (int)sizeof(bad); b++)
+			for (size_t at = 0; at < (b < 0 ? 1 : len); at++) {
+				char in[128];
+				size_t n = 0;
+				sd_header *f;
+				size_t nf;
+				for (size_t i = 0; i < len; i++)
+					in[n++] = (char)('A' + (len + i) % 26);
+				if (b >= 0)
+					in[at] = (char)bad[b];
+				memcpy(in + n, ": value of the field here\r\n", 27);
+				n += 27;
+				assert_int_equal(sd_parse_fields(&a, (sd_str){ in, n }, &f, &nf), 0);
+				if (b >= 0 && !(bad[b] == ' ' && at == len - 1 && at > 0)) { /* "Name :" is a field, " :" a fold */
+					assert_int_equal(nf, 0);
+					continue;
+				}
+				assert_int_equal(nf, 1);
+				assert_int_equal(f[0].name.n, b >= 0 ? len - 1 : len);
+				assert_true(str_eq(f[0].value, "value of the field here"));
+			}
+	sd_arena_free(&a);
+}
+
 /* Returned headers re-wrapped without indentation (seen from Office 365). */
 static void test_broken_folding(void **state)
 {
@@ -559,10 +655,13 @@ int main(void)
 		cmocka_unit_test(test_big_attachment),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_next_line),
+		cmocka_unit_test(test_lines_long),
+		cmocka_unit_test(test_ascii_runs),
 		cmocka_unit_test(test_decoders),
 		cmocka_unit_test(test_header_text),
 		cmocka_unit_test(test_to_utf8),
 		cmocka_unit_test(test_parse_fields),
+		cmocka_unit_test(test_field_names),
 		cmocka_unit_test(test_broken_folding),
 		cmocka_unit_test(test_corpus),
 	};

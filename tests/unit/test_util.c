@@ -43,6 +43,34 @@ static void test_json_escape(void **state)
 
 	(void)state;
 	check_escapes(sd_buf_json_str, t, sizeof(t) / sizeof(t[0]));
+	/* each case after 0-40 plain bytes and before 0-20 more: its bytes fall on
+	 * every place of a 16-byte step, and runs of 16 plain bytes pass whole */
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		for (size_t pre = 0; pre <= 40; pre += 1)
+			for (size_t post = 0; post <= 20; post += 5) {
+				char in[128], want[256];
+				size_t n = 0, w = 0, wn = strlen(t[i].out);
+				sd_buf b;
+				for (size_t k = 0; k < pre; k++)
+					in[n++] = (char)('A' + k % 26);
+				memcpy(in + n, t[i].in, t[i].len);
+				n += t[i].len;
+				for (size_t k = 0; k < post; k++)
+					in[n++] = (char)('a' + k % 26);
+				want[w++] = '"';
+				memcpy(want + w, in, pre);
+				w += pre;
+				memcpy(want + w, t[i].out + 1, wn - 2);
+				w += wn - 2;
+				memcpy(want + w, in + pre + t[i].len, post);
+				w += post;
+				want[w++] = '"';
+				sd_buf_init(&b);
+				sd_buf_json_str(&b, in, n);
+				assert_int_equal(b.len, w);
+				assert_memory_equal(b.data, want, w);
+				sd_buf_free(&b);
+			}
 }
 
 /* Text for terminals: no byte that can start a control sequence gets through. */
@@ -136,6 +164,92 @@ static void test_ascii(void **state)
 	assert_string_equal(dst, "abc");
 }
 
+/* sd_fmt_int writes what printf("%lld") does, at the ends of the range too. */
+static void test_fmt_int(void **state)
+{
+	static const long long v[] = { 0, 1, -1, 9, 10, -10, 99, 100, 1221728044, -1221728044,
+				       9223372036854775807LL, -9223372036854775807LL - 1 };
+	char got[SD_INT_CHARS + 1], want[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		size_t n = sd_fmt_int(got, v[i]);
+		got[n] = '\0';
+		snprintf(want, sizeof(want), "%lld", v[i]);
+		assert_string_equal(got, want);
+	}
+}
+
+/* sd_arena_strndup_lower lowers the capitals and only them: every byte value,
+ * at every place of strings of 0-40 bytes. */
+static void test_strndup_lower(void **state)
+{
+	sd_arena a;
+	char in[48];
+
+	(void)state;
+	sd_arena_init(&a);
+	for (int c = 0; c < 256; c++)
+		for (size_t n = 0; n <= 40; n++) {
+			char *d;
+			for (size_t i = 0; i < n; i++)
+				in[i] = (char)(i % 7 == 3 ? c : 'A' + (int)((size_t)c + i) % 58);
+			d = sd_arena_strndup_lower(&a, (sd_str){ in, n });
+			assert_non_null(d);
+			for (size_t i = 0; i < n; i++)
+				assert_int_equal((unsigned char)d[i], sd_tolower((unsigned char)in[i]));
+			assert_int_equal(d[n], 0);
+			sd_arena_reset(&a);
+		}
+	sd_arena_free(&a);
+}
+
+/* The first place a needle stands, case folded, one place at a time. */
+static const char *naive_casemem(const char *h, size_t hn, const char *n, size_t nn)
+{
+	for (size_t i = 0; i + nn <= hn; i++) {
+		size_t k = 0;
+		while (k < nn && sd_tolower((unsigned char)h[i + k]) == sd_tolower((unsigned char)n[k]))
+			k++;
+		if (k == nn)
+			return h + i;
+	}
+	return NULL;
+}
+
+/* sd_memcasemem agrees with the plain search on every haystack length around
+ * the 16-byte steps, every place of the needle, needles of 1 to 20 bytes, and
+ * bytes that differ from the needle's in the case bit only without being
+ * letters ('@' and '`', '[' and '{', '0' and DEL-like bytes above 0x7f). */
+static void test_memcasemem_agrees(void **state)
+{
+	static const char alpha[] = "aB@`[{0\x10\xc3\xe3-z";
+	char h[80], n[24];
+	unsigned seed = 1;
+	size_t checked = 0;
+
+	(void)state;
+	for (int round = 0; round < 4000; round++) {
+		size_t hn = (size_t)round % 70, nn = 1 + (size_t)round % 20;
+		for (size_t i = 0; i < hn; i++) {
+			seed = seed * 1103515245u + 12345u;
+			h[i] = alpha[(seed >> 16) % (sizeof(alpha) - 1)];
+		}
+		for (size_t i = 0; i < nn; i++) {
+			seed = seed * 1103515245u + 12345u;
+			n[i] = alpha[(seed >> 16) % (sizeof(alpha) - 1)];
+		}
+		if (hn >= nn && round % 3 == 0) { /* plant it, its case flipped, somewhere */
+			size_t at = (size_t)(seed >> 8) % (hn - nn + 1);
+			for (size_t i = 0; i < nn; i++)
+				h[at + i] = (char)(sd_isalpha((unsigned char)n[i]) ? n[i] ^ 0x20 : n[i]);
+		}
+		assert_ptr_equal(sd_memcasemem(h, hn, n, nn), naive_casemem(h, hn, n, nn));
+		checked += naive_casemem(h, hn, n, nn) != NULL;
+	}
+	assert_true(checked > 1000);
+}
+
 /* FIPS 180 test vectors (the examples of FIPS 180-2 appendix A), fed whole and
  * in pieces that cross the 64-byte blocks unevenly. */
 static void test_sha1(void **state)
@@ -192,6 +306,9 @@ int main(void)
 		cmocka_unit_test(test_buf),
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_ascii),
+		cmocka_unit_test(test_memcasemem_agrees),
+		cmocka_unit_test(test_strndup_lower),
+		cmocka_unit_test(test_fmt_int),
 		cmocka_unit_test(test_sha1),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

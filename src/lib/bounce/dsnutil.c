@@ -1,5 +1,8 @@
 /* dsnutil.c - text helpers shared by the report modules. */
 #include "bounce/dsnutil.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define DSN_FIELD_NAME_MAX 64 /* longer "names" are not header fields */
 
@@ -128,9 +131,30 @@ int dsn_is_rcpt_field(sd_str name)
 /* Does s hold a tab, a line end, two blanks in a row or " --"? */
 static int needs_sweep(sd_str s)
 {
+	size_t i = 0;
+
 	if (!s.n || s.p[0] == ' ' || s.p[s.n - 1] == ' ')
 		return 1;
-	for (size_t i = 0; i < s.n; i++) {
+#if defined(__SSE2__)
+	{
+		/* sixteen places a step: the byte, the next and the one after */
+		const __m128i sp = _mm_set1_epi8(' '), dash = _mm_set1_epi8('-');
+		const __m128i tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r'), lf = _mm_set1_epi8('\n');
+		for (; s.n - i >= 18; i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s.p + i));
+			__m128i w = _mm_loadu_si128((const __m128i *)(const void *)(s.p + i + 1));
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s.p + i + 2));
+			__m128i blank = _mm_cmpeq_epi8(v, sp);
+			__m128i ends = _mm_or_si128(_mm_cmpeq_epi8(v, tab),
+						    _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, lf)));
+			__m128i next = _mm_or_si128(_mm_cmpeq_epi8(w, sp),
+						    _mm_and_si128(_mm_cmpeq_epi8(w, dash), _mm_cmpeq_epi8(x, dash)));
+			if (_mm_movemask_epi8(_mm_or_si128(ends, _mm_and_si128(blank, next))))
+				return 1;
+		}
+	}
+#endif
+	for (; i < s.n; i++) {
 		unsigned char ch = (unsigned char)s.p[i];
 		if (ch > ' ')
 			continue;

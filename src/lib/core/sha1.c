@@ -13,36 +13,55 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* One round: T = ROTL5(a) + f(b,c,d) + e + K + W[t], then the shift of the
- * working variables (FIPS 180-4 6.1.2 step 3). */
-#define SHA1_ROUND(f, k, t)                                               \
+/* The round functions f and constants K (FIPS 180-4 4.1.1, 4.2.1), in the
+ * forms with fewest operations: Ch, Parity, Maj. */
+#define SHA1_CH(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
+#define SHA1_PAR(x, y, z) ((x) ^ (y) ^ (z))
+#define SHA1_MAJ(x, y, z) (((x) & (y)) | ((z) & ((x) | (y))))
+
+/* W[t] of the message schedule (6.1.2 step 1), kept in a ring of 16 words:
+ * the first 16 are the block's, the rest computed in place as needed. */
+#define SHA1_W(t) ((t) < 16 ? w[(t) & 15] : (w[(t) & 15] = rol(w[((t) + 13) & 15] ^ w[((t) + 8) & 15] ^ \
+							  w[((t) + 2) & 15] ^ w[(t) & 15], 1)))
+
+/* One round (6.1.2 step 3) without moving the working variables: T is added
+ * to e, b rotated in place; the next round names them one place further on. */
+#define SHA1_ROUND(a, b, c, d, e, f, k, t)                                \
 	do {                                                              \
-		uint32_t tmp_ = rol(a, 5) + (f) + e + (k) + w[t];         \
-		e = d;                                                    \
-		d = c;                                                    \
-		c = rol(b, 30);                                           \
-		b = a;                                                    \
-		a = tmp_;                                                 \
+		e += rol(a, 5) + f(b, c, d) + (k) + SHA1_W(t);            \
+		b = rol(b, 30);                                           \
 	} while (0)
 
-/* The four 20-round stages with their f and K (4.1.1, 4.2.1). */
+/* Five rounds, after which the names are back in their places. */
+#define SHA1_FIVE(f, k, t)                                 \
+	do {                                               \
+		SHA1_ROUND(a, b, c, d, e, f, k, (t));      \
+		SHA1_ROUND(e, a, b, c, d, f, k, (t) + 1);  \
+		SHA1_ROUND(d, e, a, b, c, f, k, (t) + 2);  \
+		SHA1_ROUND(c, d, e, a, b, f, k, (t) + 3);  \
+		SHA1_ROUND(b, c, d, e, a, f, k, (t) + 4);  \
+	} while (0)
+
+#define SHA1_TWENTY(f, k, t)                    \
+	do {                                    \
+		SHA1_FIVE(f, k, (t));           \
+		SHA1_FIVE(f, k, (t) + 5);       \
+		SHA1_FIVE(f, k, (t) + 10);      \
+		SHA1_FIVE(f, k, (t) + 15);      \
+	} while (0)
+
+/* The 80 rounds unrolled: every index is a constant, so the schedule is
+ * computed in registers as the rounds go. */
 static void block(sd_sha1 *s, const unsigned char *p)
 {
-	uint32_t w[80], a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
-	unsigned t;
+	uint32_t w[16], a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
 
-	for (t = 0; t < 16; t++)
+	for (unsigned t = 0; t < 16; t++)
 		w[t] = be32(p + 4 * t);
-	for (; t < 80; t++)
-		w[t] = rol(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
-	for (t = 0; t < 20; t++)
-		SHA1_ROUND((b & c) | (~b & d), 0x5a827999u, t);
-	for (; t < 40; t++)
-		SHA1_ROUND(b ^ c ^ d, 0x6ed9eba1u, t);
-	for (; t < 60; t++)
-		SHA1_ROUND((b & c) | (b & d) | (c & d), 0x8f1bbcdcu, t);
-	for (; t < 80; t++)
-		SHA1_ROUND(b ^ c ^ d, 0xca62c1d6u, t);
+	SHA1_TWENTY(SHA1_CH, 0x5a827999u, 0);
+	SHA1_TWENTY(SHA1_PAR, 0x6ed9eba1u, 20);
+	SHA1_TWENTY(SHA1_MAJ, 0x8f1bbcdcu, 40);
+	SHA1_TWENTY(SHA1_PAR, 0xca62c1d6u, 60);
 	s->h[0] += a;
 	s->h[1] += b;
 	s->h[2] += c;

@@ -3,6 +3,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 void sd_buf_init(sd_buf *b)
 {
@@ -94,9 +97,9 @@ void sd_buf_printf(sd_buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-void sd_buf_put_int(sd_buf *b, long long v)
+size_t sd_fmt_int(char out[SD_INT_CHARS], long long v)
 {
-	char d[24];
+	char d[SD_INT_CHARS];
 	size_t k = sizeof(d);
 	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
 
@@ -105,7 +108,15 @@ void sd_buf_put_int(sd_buf *b, long long v)
 	while ((u /= 10) != 0);
 	if (v < 0)
 		d[--k] = '-';
-	sd_buf_put(b, d + k, sizeof(d) - k);
+	memcpy(out, d + k, sizeof(d) - k);
+	return sizeof(d) - k;
+}
+
+void sd_buf_put_int(sd_buf *b, long long v)
+{
+	char d[SD_INT_CHARS];
+
+	sd_buf_put(b, d, sd_fmt_int(d, v));
 }
 
 const char *sd_buf_cstr(sd_buf *b)
@@ -187,12 +198,34 @@ static size_t json_escape(char *o, unsigned c)
 	}
 }
 
+/* Write the byte at s[i] that is not plain (its escape, its UTF-8 sequence, or
+ * U+FFFD for a byte that is no UTF-8) at *o; returns the input bytes used. */
+static size_t json_special(char **o, const unsigned char *s, size_t i, size_t n)
+{
+	size_t k;
+
+	if (s[i] < 0x80) {
+		*o += json_escape(*o, s[i]);
+		return 1;
+	}
+	if ((k = sd_utf8_len(s + i, n - i)) != 0) {
+		memcpy(*o, s + i, k);
+		*o += k;
+		return k;
+	}
+	memcpy(*o, "\xef\xbf\xbd", 3); /* U+FFFD */
+	*o += 3;
+	return 1;
+}
+
 /* Room is reserved once for the worst case (6 output bytes per input byte), then
- * runs of plain bytes are copied with memcpy. */
+ * runs of plain bytes are copied with memcpy; with SSE2, sixteen bytes are
+ * tested and stored at once (the room for six bytes of each left to read
+ * holds the store), and the output goes on from the first byte not plain. */
 void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)p;
-	size_t i = 0, run, k;
+	size_t i = 0, run;
 	char *o;
 
 	if (n > (SIZE_MAX - 2) / 6 || sd_buf_reserve(b, n * 6 + 2) < 0) {
@@ -201,6 +234,26 @@ void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
 	}
 	o = b->data + b->len;
 	*o++ = '"';
+#if defined(__SSE2__)
+	{
+		const __m128i sp = _mm_set1_epi8(0x20), q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+		while (n - i >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+			/* below 0x20 as signed bytes: the C0 controls and every byte >= 0x80 */
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+				_mm_cmplt_epi8(v, sp), _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs))));
+			_mm_storeu_si128((__m128i *)(void *)o, v);
+			if (!m) {
+				o += 16;
+				i += 16;
+				continue;
+			}
+			o += __builtin_ctz(m);
+			i += (size_t)__builtin_ctz(m);
+			i += json_special(&o, s, i, n);
+		}
+	}
+#endif
 	while (i < n) {
 		for (run = i; n - run >= 8 && json_plain8(s + run); run += 8)
 			;
@@ -210,17 +263,7 @@ void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
 		o += run - i;
 		if ((i = run) == n)
 			break;
-		if (s[i] < 0x80) {
-			o += json_escape(o, s[i++]);
-		} else if ((k = sd_utf8_len(s + i, n - i)) != 0) {
-			memcpy(o, s + i, k);
-			o += k;
-			i += k;
-		} else {
-			memcpy(o, "\xef\xbf\xbd", 3); /* U+FFFD */
-			o += 3;
-			i++;
-		}
+		i += json_special(&o, s, i, n);
 	}
 	*o++ = '"';
 	*o = '\0';
@@ -334,14 +377,31 @@ char *sd_arena_strndup(sd_arena *a, const char *p, size_t n)
 	return s;
 }
 
+/* d = s with ASCII capitals lowered; with SSE2 sixteen bytes a step (a capital
+ * is above '@' and below '[' as a signed byte, so bytes >= 0x80 stay). */
+static void lower_copy(char *d, const char *s, size_t n)
+{
+	size_t i = 0;
+
+#if defined(__SSE2__)
+	const __m128i at = _mm_set1_epi8('A' - 1), br = _mm_set1_epi8('Z' + 1), bit = _mm_set1_epi8(0x20);
+	for (; n - i >= 16; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i up = _mm_and_si128(_mm_cmpgt_epi8(v, at), _mm_cmplt_epi8(v, br));
+		_mm_storeu_si128((__m128i *)(void *)(d + i), _mm_or_si128(v, _mm_and_si128(up, bit)));
+	}
+#endif
+	for (; i < n; i++)
+		d[i] = (char)sd_tolower((unsigned char)s[i]);
+}
+
 char *sd_arena_strndup_lower(sd_arena *a, sd_str s)
 {
 	char *d = sd_arena_alloc(a, s.n + 1);
 
 	if (!d)
 		return NULL;
-	for (size_t i = 0; i < s.n; i++)
-		d[i] = (char)sd_tolower((unsigned char)s.p[i]);
+	lower_copy(d, s.p, s.n);
 	d[s.n] = '\0';
 	return d;
 }
@@ -476,6 +536,42 @@ static const char *next_byte(const char *p, const char *end, int c, const char *
 	return *at;
 }
 
+#if defined(__SSE2__)
+/* The first place in h where the needle's first and last bytes both stand,
+ * case folded, and then the whole needle: sixteen places a step (SSE2, which
+ * every x86-64 has), so a letter common in the text costs no call per
+ * occurrence as the search for one case and then the other does. A letter is
+ * compared with its case bit set on both sides, any other byte as is: the test
+ * of the two bytes is exact. */
+static const char *casemem_pairs(const char *h, size_t hn, const char *n, size_t nn)
+{
+	size_t k = nn - 1, last = hn - nn, i = 0; /* last: the last place the needle can start */
+	int c1 = sd_tolower((unsigned char)n[0]), c2 = sd_tolower((unsigned char)n[k]);
+	const __m128i v1 = _mm_set1_epi8((char)c1), v2 = _mm_set1_epi8((char)c2);
+	const __m128i f1 = _mm_set1_epi8(sd_isalpha(c1) ? 0x20 : 0), f2 = _mm_set1_epi8(sd_isalpha(c2) ? 0x20 : 0);
+
+	while (last >= 15 && i <= last) {
+		/* the last step is the window ending at the last place, without the
+		 * places the step before it has tested */
+		size_t at = i <= last - 15 ? i : last - 15;
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(h + at));
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(h + at + k));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(_mm_or_si128(a, f1), v1),
+								       _mm_cmpeq_epi8(_mm_or_si128(b, f2), v2)));
+		for (m &= ~0u << (i - at); m; m &= m - 1) {
+			const char *s = h + at + (unsigned)__builtin_ctz(m);
+			if (sd_memcaseeq(s, n, nn))
+				return s;
+		}
+		i = at + 16;
+	}
+	for (; i <= last; i++)
+		if (sd_caseeq((unsigned char)h[i], (unsigned char)c1) && sd_memcaseeq(h + i, n, nn))
+			return h + i;
+	return NULL;
+}
+#endif
+
 const char *sd_memcasemem(const char *h, size_t hn, const char *n, size_t nn)
 {
 	const char *end, *p, *lo = NULL, *up = NULL;
@@ -486,6 +582,9 @@ const char *sd_memcasemem(const char *h, size_t hn, const char *n, size_t nn)
 		return h;
 	if (hn < nn)
 		return NULL;
+#if defined(__SSE2__)
+	return casemem_pairs(h, hn, n, nn);
+#endif
 	k = rare_byte(n, nn, hn, 1);
 	c0 = sd_tolower((unsigned char)n[k]);
 	c1 = c0 >= 'a' && c0 <= 'z' ? c0 - 32 : c0;

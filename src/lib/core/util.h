@@ -37,6 +37,10 @@ void sd_buf_putc(sd_buf *b, char c);
 void sd_buf_vprintf(sd_buf *b, const char *fmt, va_list ap);
 void sd_buf_printf(sd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sd_buf_put_int(sd_buf *b, long long v); /* decimal, as printf("%lld") */
+/* Characters of the longest decimal long long, sign included ("-9223372036854775808"). */
+#define SD_INT_CHARS 20
+/* v in decimal at out, as printf("%lld") writes it (no NUL); returns its length. */
+size_t sd_fmt_int(char out[SD_INT_CHARS], long long v);
 /* Members of a JSON object that is already open: ,"key": then the value. The
  * key is a string literal, so its length is known at compile time. */
 #define SD_JKEY(b, key) sd_buf_put((b), ",\"" key "\":", sizeof(",\"" key "\":") - 1)

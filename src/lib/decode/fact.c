@@ -491,19 +491,21 @@ static void sha1_lower(sd_sha1 *h, const char *s)
  * both addresses lowercased; empty when either address is. */
 static const char *make_token(sd_arena *a, const smtpdiag_fact *f)
 {
-	char epoch[24], *out;
+	char epoch[SD_INT_CHARS + 2], *out;
 	sd_sha1 h;
-	int n;
+	size_t n;
 
 	if (!f->addresser[0] || !f->recipient[0] || !(out = sd_arena_alloc(a, SD_SHA1_HEX)))
 		return "";
-	n = snprintf(epoch, sizeof(epoch), "\x1e%lld\x03", (long long)f->timestamp);
+	epoch[0] = '\x1e';
+	n = 1 + sd_fmt_int(epoch + 1, (long long)f->timestamp);
+	epoch[n++] = '\x03';
 	sd_sha1_init(&h);
 	sd_sha1_update(&h, "\x02", 1);
 	sha1_lower(&h, f->addresser);
 	sd_sha1_update(&h, "\x1e", 1);
 	sha1_lower(&h, f->recipient);
-	sd_sha1_update(&h, epoch, (size_t)n);
+	sd_sha1_update(&h, epoch, n);
 	sd_sha1_final_hex(&h, out);
 	return out;
 }

@@ -2,8 +2,12 @@
 #include "kb/codes.h"
 #include "kb/kb.h"
 
+#include "kb/vendor_words.h"
+
 #include <pthread.h>
 #include <stdlib.h>
+
+#include <hs.h>
 
 static const char *const issue_names[] = {
 	"nonstandard-reply-code", "unregistered-status", "vendor-redefined",
@@ -58,40 +62,119 @@ const char *smtpdiag_class_name(smtpdiag_class c)
 
 /* The vendor table, prepared once: each row's status as numbers (a detail range
  * for "4.7.500-699"), and whether its snippet has text enough to recognise.
- * Matching a verdict against the rows is then integer compares, and a text
- * search only for the rows whose code matches. */
+ * Matching a verdict against the rows is then integer compares, one scan of
+ * the text for the rows' required words (kb/vendor_words.h), and the full
+ * match only for the rows whose code matches and whose words all stand in it. */
 typedef struct vrow {
 	int cls, sub, dlo, dhi; /* cls 0: the row gives no status */
 	int matchable;          /* its pieces hold SD_VENDOR_MATCH_MIN characters or more */
-	size_t aoff, alen;      /* the longest word of the first piece's required prefix:
-				 * a text without it cannot match (one memchr-driven search) */
-	unsigned short bg[3];   /* hashes of three letter pairs of that word: a text */
-	int nbg;                /* lacking one of them cannot hold the word */
 } vrow;
 
-/* Letter pairs of a text, case folded, hashed into a small bit set: a row whose
- * word has a pair the text lacks is passed over without a search. */
-#define VB_PAIR_BITS 4096
+#define VW_SET (SD_VWORDS_MAX / 64)
 
-static unsigned pair_hash(int a, int b)
-{
-	return ((unsigned)sd_tolower(a) * 131u + (unsigned)sd_tolower(b)) & (VB_PAIR_BITS - 1);
-}
+/* The database of the rows' words: the embedded one, else compiled from the
+ * words at first use (another Vectorscan build), else none: every row is then
+ * matched in full. Scratch space is kept in a small pool, one per concurrent
+ * caller. */
+static hs_database_t *vwdb;
+static pthread_once_t vw_once = PTHREAD_ONCE_INIT;
+static int vw_off;
+static pthread_mutex_t vw_lock = PTHREAD_MUTEX_INITIALIZER;
+static hs_scratch_t *vw_pool[SD_VWORD_SCRATCH];
+static int vw_npool;
 
-static void pairs_of(const char *t, size_t tn, uint64_t *set)
+static void vwords_compile(void)
 {
-	memset(set, 0, VB_PAIR_BITS / 8);
-	for (size_t i = 0; i + 1 < tn; i++) {
-		unsigned h = pair_hash((unsigned char)t[i], (unsigned char)t[i + 1]);
-		set[h >> 6] |= 1ull << (h & 63);
+	unsigned *flags = calloc(sd_vwords_n, sizeof(*flags)), *ids = calloc(sd_vwords_n, sizeof(*ids));
+	size_t *lens = calloc(sd_vwords_n, sizeof(*lens));
+	hs_compile_error_t *ce = NULL;
+
+	for (unsigned i = 0; flags && ids && lens && i < sd_vwords_n; i++) {
+		flags[i] = SD_VWORD_FLAGS;
+		ids[i] = i;
+		lens[i] = strlen(sd_vwords[i]);
 	}
+	if (!flags || !ids || !lens ||
+	    hs_compile_lit_multi(sd_vwords, flags, ids, lens, sd_vwords_n, HS_MODE_BLOCK, NULL, &vwdb, &ce) !=
+		    HS_SUCCESS) {
+		hs_free_compile_error(ce);
+		vwdb = NULL;
+	}
+	free(flags);
+	free(ids);
+	free(lens);
 }
 
-static int pairs_hold(const vrow *r, const uint64_t *set)
+static void vwords_init(void)
 {
-	for (int i = 0; i < r->nbg; i++)
-		if (!(set[r->bg[i] >> 6] & (1ull << (r->bg[i] & 63))))
+	if (sd_vwords_nrows != sd_kb_nvendors || !sd_vwords_n || sd_vwords_n > SD_VWORDS_MAX)
+		return;
+	if (hs_deserialize_database((const char *)sd_vwords_db, sd_vwords_dblen, &vwdb) != HS_SUCCESS)
+		vwords_compile();
+}
+
+static hs_scratch_t *scratch_take(void)
+{
+	hs_scratch_t *s = NULL;
+
+	pthread_mutex_lock(&vw_lock);
+	if (vw_npool)
+		s = vw_pool[--vw_npool];
+	pthread_mutex_unlock(&vw_lock);
+	if (!s && hs_alloc_scratch(vwdb, &s) != HS_SUCCESS)
+		s = NULL;
+	return s;
+}
+
+static void scratch_give(hs_scratch_t *s)
+{
+	pthread_mutex_lock(&vw_lock);
+	if (vw_npool < SD_VWORD_SCRATCH) {
+		vw_pool[vw_npool++] = s;
+		s = NULL;
+	}
+	pthread_mutex_unlock(&vw_lock);
+	hs_free_scratch(s);
+}
+
+static int on_word(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void *ctx)
+{
+	uint64_t *set = ctx;
+	(void)from;
+	(void)to;
+	(void)flags;
+	set[id >> 6] |= 1ull << (id & 63);
+	return 0;
+}
+
+/* The words of the text, as bits of set; 0 when they could not be read (then
+ * every row counts as holding its words). */
+static int words_of(const char *t, size_t tn, uint64_t *set)
+{
+	hs_scratch_t *s;
+	int ok;
+
+	memset(set, 0, (sd_vwords_n + 63) / 64 * sizeof(*set));
+	pthread_once(&vw_once, vwords_init); /* at the first text: a bare code needs no database */
+	if (vw_off || !vwdb || !(s = scratch_take()))
+		return 0;
+	ok = hs_scan(vwdb, t, (unsigned)tn, 0, s, on_word, set) == HS_SUCCESS;
+	scratch_give(s);
+	return ok;
+}
+
+void sd_vendor_words_off(int off)
+{
+	vw_off = off;
+}
+
+static int words_hold(size_t row, const uint64_t *set)
+{
+	for (unsigned k = sd_vrow_start[row]; k < sd_vrow_start[row + 1]; k++) {
+		unsigned w = sd_vrow_words[k];
+		if (!(set[w >> 6] & (1ull << (w & 63))))
 			return 0;
+	}
 	return 1;
 }
 
@@ -104,6 +187,12 @@ static pthread_once_t vonce = PTHREAD_ONCE_INIT;
  * VB_OTHER the rest (a verdict with such a status is compared with all rows). */
 #define VB_OTHER 25
 static size_t *vidx, vstart[VB_OTHER + 2];
+/* Within groups 1-24, the rows for one detail come first, by detail (then in
+ * table order), and those for a range of details after them, in table order,
+ * from vsplit[b]: a verdict's rows are then a binary search and a merge. */
+static size_t vsplit[VB_OTHER + 1];
+/* The rows of one detail merged on the stack: a group with more is read whole. */
+#define VB_CANDS 256
 
 static int vbucket(int cls, int sub)
 {
@@ -112,6 +201,29 @@ static int vbucket(int cls, int sub)
 	if (cls == 0)
 		return 0;
 	return c >= 0 && sub >= 0 && sub <= 7 ? 1 + c * 8 + sub : VB_OTHER;
+}
+
+static int vdetail_cmp(const void *x, const void *y)
+{
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int a = vrows[i].dlo != vrows[i].dhi, b = vrows[j].dlo != vrows[j].dhi;
+
+	if (a != b)
+		return a - b; /* one detail before a range */
+	if (!a && vrows[i].dlo != vrows[j].dlo)
+		return vrows[i].dlo < vrows[j].dlo ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* Order vidx[from, to) as vsplit says; returns where the ranges start. */
+static size_t vgroup_sort(size_t from, size_t to)
+{
+	size_t k = from;
+
+	qsort(vidx + from, to - from, sizeof(*vidx), vdetail_cmp);
+	while (k < to && vrows[vidx[k]].dlo == vrows[vidx[k]].dhi)
+		k++;
+	return k;
 }
 
 static void vbuckets_init(void)
@@ -129,6 +241,8 @@ static void vbuckets_init(void)
 	}
 	for (size_t i = 0; i < sd_kb_nvendors; i++)
 		vidx[fill[vbucket(vrows[i].cls, vrows[i].sub)]++] = i;
+	for (int b = 1; b < VB_OTHER; b++)
+		vsplit[b] = vgroup_sort(vstart[b], vstart[b + 1]);
 }
 
 static int pieces_matchable(const char *const *pieces)
@@ -163,35 +277,6 @@ static void vrow_parse(const char *vs, vrow *r)
 		r->dhi = (int)d;
 }
 
-/* Words never span white space, and a folded continuation is skipped only at
- * white space: every word of the first piece's required prefix stands in a
- * matching text as written (case aside). */
-static void vrow_anchor(const char *const *pieces, vrow *r)
-{
-	const char *p = pieces && pieces[0] ? pieces[0] : "";
-	size_t n = strlen(p), i = 0;
-
-	if (n > SD_VENDOR_MATCH_CAP)
-		n = SD_VENDOR_MATCH_CAP;
-	while (i < n) {
-		size_t b;
-		while (i < n && sd_isspace((unsigned char)p[i]))
-			i++;
-		for (b = i; i < n && !sd_isspace((unsigned char)p[i]); i++)
-			;
-		if (i - b > r->alen && (i < n || n < SD_VENDOR_MATCH_CAP)) {
-			r->aoff = b;
-			r->alen = i - b;
-		}
-	}
-	if (r->alen >= 2) {
-		const char *w = p + r->aoff;
-		size_t at[3] = { 0, r->alen / 2 - 1, r->alen - 2 };
-		for (int k = 0; k < 3; k++)
-			r->bg[r->nbg++] = (unsigned short)pair_hash((unsigned char)w[at[k]], (unsigned char)w[at[k] + 1]);
-	}
-}
-
 static void vrows_init(void)
 {
 	vrows = calloc(sd_kb_nvendors ? sd_kb_nvendors : 1, sizeof(*vrows));
@@ -200,7 +285,6 @@ static void vrows_init(void)
 	for (size_t i = 0; i < sd_kb_nvendors; i++) {
 		vrow_parse(sd_kb_vendors[i].status, &vrows[i]);
 		vrows[i].matchable = pieces_matchable(sd_kb_vendors[i].pieces);
-		vrow_anchor(sd_kb_vendors[i].pieces, &vrows[i]);
 	}
 	vbuckets_init();
 }
@@ -312,23 +396,52 @@ static int vrow_code_match(const vrow *r, const sd_kb_vendor *v, int rc, const s
 	return !(v->replycode && rc && v->replycode != rc);
 }
 
-/* The best of rows [from, to) of the index (or of the table without one) for
- * the text; *best carries the score across calls. */
 typedef struct vmatch {
 	int rc;
 	const sd_status *st;
 	const char *text;
 	size_t tn;
-	uint64_t pairs[VB_PAIR_BITS / 64];
-	int paired;      /* pairs filled (on the first row that needs them) */
+	uint64_t words[VW_SET];
+	int scanned;     /* words read (on the first row that needs them) */
+	int worded;      /* and known: 0 when the scan failed */
 	size_t best;
 	const sd_kb_vendor *hit;
 } vmatch;
 
-static int vrange(vmatch *m, size_t from, size_t to, int indexed)
+/* The rows of group b (1-24) for detail d, in table order, into out (at most
+ * VB_CANDS); returns how many. */
+static size_t vcands(int b, int d, size_t *out)
 {
-	for (size_t j = from; j < to; j++) {
-		size_t i = indexed ? vidx[j] : j, sc;
+	size_t lo = vstart[b], hi = vsplit[b], e, r = vsplit[b], n = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (vrows[vidx[mid]].dlo < d)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (e = lo; e < vsplit[b] && vrows[vidx[e]].dlo == d; e++)
+		;
+	while (lo < e || r < vstart[b + 1]) {
+		if (r < vstart[b + 1] && (vrows[vidx[r]].dlo > d || vrows[vidx[r]].dhi < d)) {
+			r++;
+			continue;
+		}
+		if (r < vstart[b + 1] && (lo == e || vidx[r] < vidx[lo]))
+			out[n++] = vidx[r++];
+		else
+			out[n++] = vidx[lo++];
+	}
+	return n;
+}
+
+/* The best of the rows ix[0, n) (of the table's first n without ix) for the
+ * text; *best carries the score across calls. */
+static int vrange(vmatch *m, const size_t *ix, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		size_t i = ix ? ix[j] : j, sc;
 		const sd_kb_vendor *v = &sd_kb_vendors[i];
 		if (!vrow_code_match(&vrows[i], v, m->rc, m->st, 1))
 			continue;
@@ -339,12 +452,13 @@ static int vrange(vmatch *m, size_t from, size_t to, int indexed)
 			}
 			continue;
 		}
-		if (vrows[i].matchable && vrows[i].alen && !m->paired) {
-			pairs_of(m->text, m->tn, m->pairs);
-			m->paired = 1;
+		if (!vrows[i].matchable)
+			continue;
+		if (!m->scanned) {
+			m->worded = words_of(m->text, m->tn, m->words);
+			m->scanned = 1;
 		}
-		if (!vrows[i].matchable || (vrows[i].alen && (!pairs_hold(&vrows[i], m->pairs) ||
-		    !sd_memcasemem(m->text, m->tn, v->pieces[0] + vrows[i].aoff, vrows[i].alen))))
+		if (m->worded && !words_hold(i, m->words))
 			continue;
 		sc = pieces_score(v->pieces, m->text, m->tn);
 		if (sc > m->best) {
@@ -358,7 +472,8 @@ static int vrange(vmatch *m, size_t from, size_t to, int indexed)
 const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *text, size_t tn)
 {
 	vmatch m;
-	int b;
+	size_t cands[VB_CANDS];
+	int b, hit;
 
 	pthread_once(&vonce, vrows_init);
 	if (!vrows)
@@ -369,16 +484,20 @@ const sd_kb_vendor *sd_vendor_match(int rc, const sd_status *st, const char *tex
 	m.tn = tn > SD_VENDOR_TEXT_MAX ? SD_VENDOR_TEXT_MAX : tn;
 	m.best = 0;
 	m.hit = NULL;
-	m.paired = 0;
+	m.scanned = 0;
 	b = m.st ? vbucket(st->cls, st->subject) : 0;
 	if (!vidx || b == VB_OTHER) {
-		vrange(&m, 0, sd_kb_nvendors, 0);
+		vrange(&m, NULL, sd_kb_nvendors);
 		return m.hit;
 	}
-	/* the rows of the status's group, and for a generic X.0.0 those that give
-	 * no status (a provider that writes none) */
-	if (!vrange(&m, vstart[b], vstart[b + 1], 1) && b != 0 && generic_status(m.st))
-		vrange(&m, vstart[0], vstart[1], 1);
+	/* the rows of the status's group (those for its detail), and for a
+	 * generic X.0.0 those that give no status (a provider that writes none) */
+	if (b == 0 || vstart[b + 1] - vstart[b] > VB_CANDS || vw_off)
+		hit = vrange(&m, vidx + vstart[b], vstart[b + 1] - vstart[b]);
+	else
+		hit = vrange(&m, cands, vcands(b, m.st->detail, cands));
+	if (!hit && b != 0 && generic_status(m.st))
+		vrange(&m, vidx + vstart[0], vstart[1] - vstart[0]);
 	return m.hit;
 }
 

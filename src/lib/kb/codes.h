@@ -37,6 +37,11 @@ unsigned sd_code_issues_known(int replycode, const sd_status *st, const sd_kb_ve
  * rules). The row is static. */
 const sd_kb_vendor *sd_vendor_match(int replycode, const sd_status *st, const char *text, size_t textlen);
 
+/* Off (1): every row of the status's group is compared in turn and matched in
+ * full, neither picked by its detail nor its words looked up first
+ * (kb/vendor_words.h). For the tests that compare both ways. */
+void sd_vendor_words_off(int off);
+
 /* How many characters of the row's pieces the text matches; 0: it does not. */
 size_t sd_vendor_text_score(const sd_kb_vendor *v, const char *text, size_t textlen);
 

@@ -11,6 +11,9 @@
 #include <iconv.h>
 #include <pthread.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define SD_CHARSET_NAME  40  /* longest charset name we look at */
 #define SD_ICONV_CACHE   8   /* iconv descriptors kept per thread */
@@ -159,6 +162,28 @@ size_t sd_qp_decode(char *out, size_t outcap, const char *in, size_t n, int head
 
 
 /* Length of the valid UTF-8 prefix of s. */
+/* The first place from s[i] that is not ASCII (a byte >= 0x80, or ESC when
+ * esc), or the place from which fewer than sixteen bytes are left: sixteen
+ * bytes a step with SSE2; i itself without it. */
+static size_t ascii_run(const unsigned char *s, size_t i, size_t n, int esc)
+{
+#if defined(__SSE2__)
+	const __m128i e = _mm_set1_epi8(esc ? 0x1b : 0x80);
+
+	for (; n - i >= 16; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, e)));
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+	}
+#else
+	(void)s;
+	(void)n;
+	(void)esc;
+#endif
+	return i;
+}
+
 static size_t utf8_prefix(const char *p, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)p;
@@ -166,6 +191,9 @@ static size_t utf8_prefix(const char *p, size_t n)
 	uint64_t w;
 
 	while (i < n) {
+		i = ascii_run(s, i, n, 0);
+		if (i == n)
+			break;
 		if (n - i >= 8) {
 			memcpy(&w, s + i, 8);
 			if (!(w & 0x8080808080808080ull)) {
@@ -414,7 +442,7 @@ static size_t same_prefix(const char *name, sd_str in)
 	if (!known && strncmp(name, "iso-8859-", 9) && strncmp(name, "windows-125", 11) &&
 	    strncmp(name, "koi8-", 5))
 		return 0;
-	for (i = 0; i < in.n; i++) {
+	for (i = utf7 ? 0 : ascii_run((const unsigned char *)in.p, 0, in.n, 1); i < in.n; i++) {
 		unsigned char c = (unsigned char)in.p[i];
 		if (c >= 0x80 || c == 0x1b)
 			break;
