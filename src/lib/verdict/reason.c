@@ -30,10 +30,12 @@ static int sd_rejected_isnot(const char *p, size_t n)
 }
 
 /* Quotas of the sender's own account at its provider, not of a mailbox:
- * "550 5.2.2 Submission quota exceeded" (Microsoft). */
+ * "550 5.2.2 Submission quota exceeded" (Microsoft), "Daily message quota
+ * exceeded" (Amazon SES's own sending quota). */
 static int sender_quota(const char *p, size_t n)
 {
-	static const char *const q[] = { "submission quota exceeded", "sending quota exceeded" };
+	static const char *const q[] = { "submission quota exceeded", "sending quota exceeded",
+					 "daily message quota exceeded" };
 
 	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
 		if (sd_memmem(p, n, q[i], strlen(q[i])))
