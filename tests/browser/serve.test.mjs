@@ -178,7 +178,7 @@ test('analyze: a summary first, then the cards', async () => {
 	await page.locator('#summary').waitFor();
 	const sum = await page.locator('#summary').innerText();
 	assert.match(sum, /260 recipients found in the text: the first 200 are shown below, 60 are not/);
-	assert.match(sum, /130\s+Remove the address/);
+	assert.match(sum, /130\s+Stop sending to this address/);
 	assert.match(sum, /130\s+the recipient's mailbox is full \(mailboxfull\)/);
 	const first = await page.locator('#result > *:not(h2)').first().getAttribute('id');
 	assert.equal(first, 'summary', 'the summary comes before the cards');

@@ -60,7 +60,7 @@ static void test_vocabulary(void **state)
 	/* every reason's default advice has words; a word outside the vocabulary has none */
 	for (int r = 0; r < SD_R_COUNT; r++)
 		assert_non_null(smtpdiag_advice_words(sd_reason_advice(r)));
-	assert_string_equal(smtpdiag_advice_words("suppress-recipient"), "Remove the address from your lists: it cannot receive mail.");
+	assert_string_equal(smtpdiag_advice_words("suppress-recipient"), "Stop sending to this address: remove it from your lists or keep it suppressed.");
 	assert_null(smtpdiag_advice_words("remove-recipient"));
 	assert_null(smtpdiag_advice_words(NULL));
 }

@@ -370,17 +370,20 @@ static void explain_from_digits(explain_obj *o, const query *q, smtpdiag_class k
 
 /* No reply code and no status, yet a rule names the failure: the sending MTA
  * wrote the text itself (connection, DNS, TLS, loop, expiry), no server did. */
-static void explain_from_reason(explain_obj *o, int r, slist *causes, slist *fixes)
+static void explain_from_reason(explain_obj *o, int r, const char *advice, slist *causes, slist *fixes)
 {
 	smtpdiag_explanation *e = &o->pub;
+	const char *words = smtpdiag_advice_words(advice && advice[0] ? advice : sd_reason_advice(r));
 
 	e->title = fmt(o, "No reply code: %s", sd_reason_name(r));
 	e->short_answer = fmt(o, "No server reply is quoted: the sending mail system wrote this itself. "
 				 "Its words say %s.", sd_reason_text(r));
-	e->quick_fix = "Read the sending MTA's log line for this attempt: it names the host and the step that failed.";
+	e->quick_fix = words[0] ? words : "Read the sending system's log line for this attempt: it names the host and the step that failed.";
 	e->meaning = fmt(o, "Bounce reason %s: %s.", sd_reason_name(r), sd_reason_text(r));
 	sl_add(causes, fmt(o, "The sending MTA reports that %s.", sd_reason_text(r)));
-	sl_add(fixes, fmt(o, "Advice for %s: %s.", sd_reason_name(r), sd_reason_advice(r)));
+	if (words[0])
+		sl_add(fixes, words);
+	sl_add(fixes, "Read the sending system's log line for this attempt: it names the host and the step that failed.");
 }
 
 static const char *retry_text(smtpdiag_class k, int retry)
@@ -405,7 +408,10 @@ static const char *retry_text(smtpdiag_class k, int retry)
 	case SMTPDIAG_CLASS_INTERMEDIATE:
 		return "Intermediate: the server is waiting for the client's next step; nothing failed.";
 	default:
-		return "No class is known: read the server's text before retrying.";
+		if (retry)
+			return "No reply class is known, but the cause named usually clears: retry later with backoff.";
+		return "No reply class is known, and waiting does not clear the cause named: do not resend unchanged; "
+		       "act on the advice first.";
 	}
 }
 
@@ -587,7 +593,7 @@ static void set_entry(explain_obj *o, const query *q, const sd_kb_entry *en, con
 	smtpdiag_explanation *e = &o->pub;
 
 	if (!en && !q->replycode && !q->st.text[0] && e->reason[0]) {
-		explain_from_reason(o, v->reason, &l[0], &l[1]);
+		explain_from_reason(o, v->reason, v->advice, &l[0], &l[1]);
 		return;
 	}
 	if (!en) {
