@@ -3,7 +3,8 @@
 # scan) the rows, the share right on all four fields (reason, retry, hardbounce,
 # advice) and on each, the rows where the three paths disagree, and per provider.
 # Files: tests/fixtures/verdict/replies.tsv (DEV fold), replies-heldout.tsv
-# (HELDOUT fold: measure only) and ../shared/verdicts/verdicts-dev.tsv.
+# (HELDOUT fold: measure only), replies-heldout2.tsv (HELDOUT2 fold: measure
+# only) and ../shared/verdicts/verdicts-dev.tsv.
 # Usage: sh tests/verdict-report.sh [-v] [BUILD]
 #   -v  list each miss of the DEV fold and of verdicts-dev.tsv (id, path, expected, got)
 # Exits non-zero when a table is malformed or verdicts-dev.tsv is below its floors.

@@ -7,8 +7,8 @@
  * carries a reply code also goes through decode, in a DSN, and scan, in a
  * Postfix log line, both saying the reply answered RCPT TO. The agreement is
  * printed per field and path, with the rows that disagree; the test fails
- * when a field falls below its floor. The labelled tables of the DEV and
- * HELDOUT folds and the shared development set follow (see below). */
+ * when a field falls below its floor. The labelled tables of the DEV,
+ * HELDOUT and HELDOUT2 folds and the shared development set follow (see below). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -250,9 +250,10 @@ static void test_agreement(void **state)
 	assert_int_equal(low, 0);
 }
 
-/* ---- the labelled tables: DEV and HELDOUT folds, and the shared development set ----
+/* ---- the labelled tables: DEV, HELDOUT and HELDOUT2 folds, and the shared development set ----
  *
- * tests/fixtures/verdict/replies.tsv (DEV) and replies-heldout.tsv (HELDOUT) and
+ * tests/fixtures/verdict/replies.tsv (DEV), replies-heldout.tsv (HELDOUT),
+ * replies-heldout2.tsv (HELDOUT2, providers of heldout2-providers.txt) and
  * ../shared/verdicts/verdicts-dev.tsv have a header line naming their columns
  * (id, text, reason, retry, hardbounce, advice; provider where there is one); a
  * cell may list acceptable answers split by '|'. Every row goes through explain,
@@ -261,13 +262,15 @@ static void test_agreement(void **state)
  * fails the test. verdicts-dev.tsv must not fall below the floors. Any row that
  * is malformed or names an unknown reason, advice or boolean fails the test.
  *
- * SMTPDIAG_VERDICT_REPORT=1 adds the per-provider breakdown and, for HELDOUT,
- * the misses counted by expected reason; SMTPDIAG_VERDICT_VERBOSE=1 lists each
- * miss of the DEV fold and of verdicts-dev.tsv (id, path, expected, got), =all
- * those of HELDOUT too (whoever writes rules does not use "all"). */
+ * SMTPDIAG_VERDICT_REPORT=1 adds the per-provider breakdown and, for the
+ * held-out folds, the misses counted by expected reason; SMTPDIAG_VERDICT_VERBOSE=1
+ * lists each miss of the DEV fold and of verdicts-dev.tsv (id, path, expected,
+ * got), =all those of HELDOUT and HELDOUT2 too (whoever writes rules does not use
+ * "all"). */
 
 #define REPLIES_DEV "tests/fixtures/verdict/replies.tsv"
 #define REPLIES_HELDOUT "tests/fixtures/verdict/replies-heldout.tsv"
+#define REPLIES_HELDOUT2 "tests/fixtures/verdict/replies-heldout2.tsv"
 #define VERDICTS_DEV "../shared/verdicts/verdicts-dev.tsv"
 #define LROWS_MAX 1024
 #define CELL_MAX 160
@@ -681,6 +684,12 @@ static void test_fold_heldout(void **state)
 	fold_test(REPLIES_HELDOUT, "HELDOUT fold: measure only, write no rule from it", 1, 100);
 }
 
+static void test_fold_heldout2(void **state)
+{
+	(void)state;
+	fold_test(REPLIES_HELDOUT2, "HELDOUT2 fold: measure only, write no rule from it", 1, 110);
+}
+
 /* The shared development set is a regression test: no path below its floor. */
 static void test_verdicts_dev(void **state)
 {
@@ -710,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_agreement),
 		cmocka_unit_test(test_fold_dev),
 		cmocka_unit_test(test_fold_heldout),
+		cmocka_unit_test(test_fold_heldout2),
 		cmocka_unit_test(test_verdicts_dev),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
