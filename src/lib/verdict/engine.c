@@ -406,6 +406,16 @@ static int vendor_step(sd_verdict *v)
 
 	if (a < 0 || a == SD_A_none)
 		return 0;
+	/* the row speaks of its own failure: a text whose own phrase names the
+	 * sender's reputation or authentication, which the row does not give,
+	 * reports another failure in the row's words ("Delivery not authorized,
+	 * message refused: sender reputation too low") */
+	if (v->by == SD_BY_RULE && v->vendor->reason && sd_reason_index(v->vendor->reason) != v->reason &&
+	    (!strcmp(sd_reason_advice(v->reason), "fix-sender-reputation") ||
+	     !strcmp(sd_reason_advice(v->reason), "fix-sender-authentication"))) {
+		v->vendor = NULL;
+		return 0;
+	}
 	v->advice = sd_advice_name(a);
 	if (sd_advice_fixer(a))
 		v->fixer = sd_advice_fixer(a);

@@ -126,7 +126,6 @@ static const struct {
 	{ RH_MICROSOFT, "resolver.adr." }, { RH_MICROSOFT, "resolver.rst." }, { RH_MICROSOFT, "resolver.fwd." },
 	{ RH_MICROSOFT, "storedrv." }, { RH_MICROSOFT, "smtpsend.dns.mxloopback" },
 	{ RH_MICROSOFT, "approval.expired" }, { RH_MICROSOFT, "approval.invalidexpiry" },
-	{ RH_MICROSOFT, "routing.nonexthop" }, { RH_MICROSOFT, "routing.sizelimit" },
 	{ RH_MICROSOFT, "[lastattemptedservername=" }, { RH_MICROSOFT, "[message=infodomainnonexistent]" },
 	{ RH_APPLE, "support.apple.com/" }, { RH_MIMECAST, "community.mimecast.com/" },
 	{ RH_TENCENT, "service.mail.qq.com/" }, { RH_TENCENT, "service.exmail.qq.com/" },

@@ -7,7 +7,7 @@
 #define E(c, r, rc, st, lo, hi, t) { c, SD_R_##r, rc, st, lo, hi, t, 0 }
 /* A phrase that also names who acts (an advice of reasons.def), whatever the
  * reason's own advice: a fault of the recipient organisation's directory,
- * moderation or routing is its admin's to fix. */
+ * moderation or domain set-up is its admin's to fix. */
 #define EA(c, r, a, rc, st, lo, hi, t) { c, SD_R_##r, rc, st, lo, hi, t, 1 + SD_A_##a }
 
 const rh_entry sd_rh_entries[] = {
@@ -177,10 +177,6 @@ const rh_entry sd_rh_entries[] = {
 	 * expire or refused it; only the recipient's side can release it */
 	E(RH_MICROSOFT, expired, NULL, NULL, 0, 0, "approval.expired"),
 	EA(RH_MICROSOFT, policyviolation, contact_recipient_admin, NULL, NULL, 0, 0, "approval."),
-	/* routing (ROUTING.*): no route to the recipient's domain is a fault of
-	 * its connectors or MX; a route's size limit is the message's */
-	E(RH_MICROSOFT, emailtoolarge, NULL, NULL, 0, 0, "routing.sizelimit"),
-	EA(RH_MICROSOFT, systemerror, contact_recipient_admin, NULL, NULL, 0, 0, "routing.nonexthop"),
 	E(RH_MICROSOFT, mailboxfull, NULL, NULL, 0, 0, "storedrv.deliver.exception:quotaexceeded"),
 	E(RH_MICROSOFT, suspend, NULL, NULL, 0, 0, "storedrv.deliver.exception:accountdisabled"),
 	E(RH_MICROSOFT, securityerror, NULL, NULL, 0, 0, "storedrv.submit.exception:sendasdenied"),
