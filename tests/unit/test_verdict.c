@@ -200,6 +200,8 @@ static const row rows[] = {
 	 * the row's advice is not this failure's; the row's own text keeps it */
 	{ "554 5.7.1 Delivery not authorized, message refused: sender reputation is poor (SBRS -3.2)", V("badreputation", 0, 0, "fix-sender-reputation", "sender-admin") },
 	{ "550 5.7.1 Delivery not authorized, message refused", V("rejected", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	/* the forwarding mailbox's own organisation refuses to forward outside */
+	{ "550 5.7.520 Access denied, Your organization does not allow external forwarding.", V("policyviolation", 0, 0, "fix-sender-config", "sender-admin") },
 	/* Mimecast: the recipient organisation takes mail from set networks only */
 	{ "554 Host network not allowed - https://community.mimecast.com/docs/DOC-1369#554 [Xy12.us1]", V("policyviolation", 0, 0, "contact-recipient-admin", "recipient-admin") },
 	/* gateways' default texts (rules/gateways.rules) */
