@@ -194,6 +194,7 @@ static const row rows[] = {
 	{ "550 5.4.1 Relay Access Denied ATTR35 [CO1NAM11FT012.eop-nam11.prod.protection.outlook.com]", V("norelaying", 0, 0, "contact-recipient-admin", "recipient-admin") },
 	{ "550 5.4.310 DNS domain nosuch.example does not exist [Message=InfoDomainNonexistent] [LastAttemptedServerName=nosuch.example]", V("hostunknown", 1, 0, "suppress-recipient", "sender") },
 	{ "451 4.7.550 Server busy. Please try again later from [192.0.2.7]. (AS761) [DM6NAM11FT054.eop-nam11.prod.protection.outlook.com]", V("ratelimited", 0, 1, "retry", NULL) },
+	{ "550 5.7.501 Access denied, spam abuse detected [DM6NAM11FT054.eop-nam11.prod.protection.outlook.com]", V("blocked", 0, 0, "fix-sender-reputation", "sender-admin") },
 	{ "550 5.7.502 Access denied, banned sender [192.0.2.7]. To request removal please forward this message to delist@messaging.microsoft.com", V("blocked", 0, 0, "fix-sender-reputation", "sender-admin") },
 	{ "550 5.3.5 System incorrectly configured", V("systemerror", 0, 0, "contact-recipient-admin", "recipient-admin") },
 	/* a vendor row's words in a text that names the sender's reputation:
@@ -210,6 +211,7 @@ static const row rows[] = {
 	{ "550 permanent failure for one or more recipients (ann@example.org:quarantined)", V("spamdetected", 0, 0, "fix-message", "sender") },
 	{ "554 5.7.1 The message was blocked because it contains a banned attachment", V("policyviolation", 0, 0, "fix-message", "sender") },
 	{ "421 4.7.0 Rate limit exceeded for 2001:db8::7, try again later", V("ratelimited", 0, 1, "retry", NULL) },
+	{ "550 Access denied.", V("blocked", 0, 0, "fix-sender-reputation", "sender-admin") },
 };
 
 static void join(const char *const *v, char *out, size_t n)

@@ -169,10 +169,9 @@ const rh_entry sd_rh_entries[] = {
 	EA(RH_MICROSOFT, rejected, contact_recipient_admin, NULL, NULL, 0, 0, "resolver.rst."),
 	/* too many recipients in one message: the sender splits it */
 	EA(RH_MICROSOFT, ratelimited, fix_sender_config, NULL, NULL, 0, 0, "resolver.adr.reciplimit"),
-	/* any other resolver finding (RESOLVER.ADR.*, RESOLVER.FWD.*) is a fault
-	 * of the recipient's directory entry */
+	/* any other finding of the resolver's address lookup (RESOLVER.ADR.*) is
+	 * a fault of the recipient's directory entry */
 	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "resolver.adr."),
-	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "resolver.fwd."),
 	/* moderation (APPROVAL.*): the recipient's moderator let the request
 	 * expire or refused it; only the recipient's side can release it */
 	E(RH_MICROSOFT, expired, NULL, NULL, 0, 0, "approval.expired"),
