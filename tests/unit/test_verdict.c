@@ -182,6 +182,36 @@ static const row rows[] = {
 	{ "550 5.7.134 RESOLVER.RST.SenderNotAuthenticatedForMailbox; authentication required", V("rejected", 0, 0, "contact-recipient-admin", "recipient-admin") },
 	{ "550 5.2.1 STOREDRV.Deliver.Exception:AccountDisabledException; Failed to process message due to a permanent exception", V("suspend", 0, 0, "suppress-recipient", "sender") },
 	{ "554 5.4.6 Too many hops 26 (25 max): from <sender@example.com> via mx.example.org", V("networkerror", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	/* an Exchange component string names who acts, whatever the reason's
+	 * own advice: a delivery restriction, a directory entry and moderation
+	 * are the recipient organisation's; too many recipients the sender's */
+	{ "550 5.7.1 RESOLVER.RST.RestrictedToRecipientsPermission; not authorized to send to this group", V("rejected", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	{ "550 5.7.1 RESOLVER.RST.AuthRequired; authentication required", V("securityerror", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	{ "550 5.5.3 RESOLVER.ADR.RecipLimit; too many recipients", V("ratelimited", 0, 0, "fix-sender-config", "sender-admin") },
+	{ "550 5.1.0 RESOLVER.ADR.InvalidCanonical; address is not valid in the directory", V("systemerror", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	{ "550 5.2.0 APPROVAL.Expired; the approval request for this message was not answered in time", V("expired", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	{ "550 5.6.0 APPROVAL.InvalidExpiry; Cannot read expiry policy.", V("policyviolation", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	{ "550 5.4.1 Relay Access Denied ATTR35 [CO1NAM11FT012.eop-nam11.prod.protection.outlook.com]", V("norelaying", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	{ "550 5.4.310 DNS domain nosuch.example does not exist [Message=InfoDomainNonexistent] [LastAttemptedServerName=nosuch.example]", V("hostunknown", 1, 0, "suppress-recipient", "sender") },
+	{ "451 4.7.550 Server busy. Please try again later from [192.0.2.7]. (AS761) [DM6NAM11FT054.eop-nam11.prod.protection.outlook.com]", V("ratelimited", 0, 1, "retry", NULL) },
+	{ "550 5.7.501 Access denied, spam abuse detected [DM6NAM11FT054.eop-nam11.prod.protection.outlook.com]", V("blocked", 0, 0, "fix-sender-reputation", "sender-admin") },
+	{ "550 5.7.502 Access denied, banned sender [192.0.2.7]. To request removal please forward this message to delist@messaging.microsoft.com", V("blocked", 0, 0, "fix-sender-reputation", "sender-admin") },
+	{ "550 5.3.5 System incorrectly configured", V("systemerror", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	/* a vendor row's words in a text that names the sender's reputation:
+	 * the row's advice is not this failure's; the row's own text keeps it */
+	{ "554 5.7.1 Delivery not authorized, message refused: sender reputation is poor (SBRS -3.2)", V("badreputation", 0, 0, "fix-sender-reputation", "sender-admin") },
+	{ "550 5.7.1 Delivery not authorized, message refused", V("rejected", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	/* the forwarding mailbox's own organisation refuses to forward outside */
+	{ "550 5.7.520 Access denied, Your organization does not allow external forwarding.", V("policyviolation", 0, 0, "fix-sender-config", "sender-admin") },
+	/* Mimecast: the recipient organisation takes mail from set networks only */
+	{ "554 Host network not allowed - https://community.mimecast.com/docs/DOC-1369#554 [Xy12.us1]", V("policyviolation", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	/* gateways' default texts (rules/gateways.rules) */
+	{ "550 #5.7.1 DMARC unauthenticated mail is prohibited.", V("authfailure", 0, 0, "fix-sender-authentication", "sender-admin") },
+	{ "550 #5.7.1 SPF unauthorized mail is prohibited.", V("authfailure", 0, 0, "fix-sender-authentication", "sender-admin") },
+	{ "550 permanent failure for one or more recipients (ann@example.org:quarantined)", V("spamdetected", 0, 0, "fix-message", "sender") },
+	{ "554 5.7.1 The message was blocked because it contains a banned attachment", V("policyviolation", 0, 0, "fix-message", "sender") },
+	{ "421 4.7.0 Rate limit exceeded for 2001:db8::7, try again later", V("ratelimited", 0, 1, "retry", NULL) },
+	{ "550 Access denied.", V("blocked", 0, 0, "fix-sender-reputation", "sender-admin") },
 };
 
 static void join(const char *const *v, char *out, size_t n)

@@ -246,6 +246,8 @@ static int reference_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict 
 	in.destination = ev->destination;
 	r = sd_vd_reason(c, &in, &why);
 	cite(v, ev, &in, &why, r);
+	if (why.src == SD_SRC_RHOST && why.advice >= 0)
+		v->host_advice = why.advice;
 	return r;
 }
 
@@ -404,10 +406,34 @@ static int vendor_step(sd_verdict *v)
 
 	if (a < 0 || a == SD_A_none)
 		return 0;
+	/* the row speaks of its own failure: a text whose own phrase names the
+	 * sender's reputation or authentication, which the row does not give,
+	 * reports another failure in the row's words ("Delivery not authorized,
+	 * message refused: sender reputation too low") */
+	if (v->by == SD_BY_RULE && v->vendor->reason && sd_reason_index(v->vendor->reason) != v->reason &&
+	    (!strcmp(sd_reason_advice(v->reason), "fix-sender-reputation") ||
+	     !strcmp(sd_reason_advice(v->reason), "fix-sender-authentication"))) {
+		v->vendor = NULL;
+		return 0;
+	}
 	v->advice = sd_advice_name(a);
 	if (sd_advice_fixer(a))
 		v->fixer = sd_advice_fixer(a);
 	step(v, "vendor:%s %s -> %s", v->vendor->vendor, v->vendor->status, v->advice);
+	return 1;
+}
+
+/* Who acts when the remote host's own phrase names it (rhost_tab.c): its
+ * component string says which part of the receiving organisation refused,
+ * more precisely than a vendor row matched on the status and words. */
+static int host_step(sd_verdict *v)
+{
+	if (v->host_advice < 0 || v->host_advice == SD_A_none)
+		return 0;
+	v->advice = sd_advice_name(v->host_advice);
+	if (sd_advice_fixer(v->host_advice))
+		v->fixer = sd_advice_fixer(v->host_advice);
+	step(v, "rhost: who acts -> %s", v->advice);
 	return 1;
 }
 
@@ -466,7 +492,7 @@ static void policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
 	}
 	v->hard = v->cls == 5 && sd_reason_hard(r);
 	v->retry = v->cls != 2 && !strcmp(v->advice, "retry"); /* reasons that clear with time */
-	if (v->by != SD_BY_USER && vendor_step(v)) {
+	if (v->by != SD_BY_USER && (vendor_step(v) | host_step(v))) {
 		v->retry = !strcmp(v->advice, "retry") || (v->retry && !strcmp(v->advice, "contact-recipient-admin"));
 		v->hard = v->hard && !strcmp(v->advice, "suppress-recipient");
 	}
@@ -517,6 +543,7 @@ void sd_verdict_decide(sd_classifier *c, const sd_evidence *given, sd_verdict *v
 
 	memset(v, 0, sizeof(*v));
 	v->label = "";
+	v->host_advice = -1;
 	read_evidence(&rd, given, &read);
 	user = ask_user(given, &uh);
 	if (ev->status[0] && sd_status_parse(ev->status, strlen(ev->status), &st))

@@ -114,6 +114,7 @@ typedef struct sd_verdict {
 	const sd_kb_vendor *matched; /* what sd_vendor_match() answered for the evidence's
 				      * own codes and text (before the snippet-length rule) */
 	int asked;                  /* 1: it was asked (the evidence had text) */
+	int host_advice;            /* SD_A_* the remote host's own phrase names, -1: none */
 	const char *label;      /* a user rule's label, "" when none */
 	const char *implied;    /* the status of a verdict whose evidence has none:
 				 * its class's X.0.0 (static), "" when none fits */

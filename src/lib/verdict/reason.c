@@ -6,6 +6,7 @@
  * the reference decoder (Sisimai 5): first the reasons whose own tests are
  * strongest, then a second pass on the text alone, then the status class. */
 #include "verdict/verdict.h"
+#include "verdict/rhost.h"
 
 #define IN(r) ((ctx->set >> (r)) & 1)
 
@@ -344,6 +345,7 @@ int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in, sd_vd_why *why)
 		why = &local;
 	why->sname = -1;
 	why->m.set = 0;
+	why->advice = -1;
 	why->src = SD_SRC_HINT;
 	if (in->reason >= 0 && !sd_vd_retried(in->reason))
 		return in->reason;
@@ -355,9 +357,10 @@ int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in, sd_vd_why *why)
 	if (explicit_reason(r))
 		return r;
 	why->src = SD_SRC_RHOST;
-	r = sd_rhost_reason(in);
+	r = sd_rhost_decide(in, &why->advice);
 	if (explicit_reason(r))
 		return r;
+	why->advice = -1;
 	why->src = SD_SRC_TEXT;
 	if (in->diagn)
 		sd_classify_matches(cls, in->diag, in->diagn, &why->m);

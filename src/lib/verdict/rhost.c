@@ -125,6 +125,8 @@ static const struct {
 	{ RH_MICROSOFT, ".protection.outlook.com" }, { RH_MICROSOFT, "sender.office.com" },
 	{ RH_MICROSOFT, "resolver.adr." }, { RH_MICROSOFT, "resolver.rst." }, { RH_MICROSOFT, "resolver.fwd." },
 	{ RH_MICROSOFT, "storedrv." }, { RH_MICROSOFT, "smtpsend.dns.mxloopback" },
+	{ RH_MICROSOFT, "approval.expired" }, { RH_MICROSOFT, "approval.invalidexpiry" },
+	{ RH_MICROSOFT, "[lastattemptedservername=" }, { RH_MICROSOFT, "[message=infodomainnonexistent]" },
 	{ RH_APPLE, "support.apple.com/" }, { RH_MIMECAST, "community.mimecast.com/" },
 	{ RH_TENCENT, "service.mail.qq.com/" }, { RH_TENCENT, "service.exmail.qq.com/" },
 	{ RH_ZOHO, "zoho.com/mail/" }, { RH_MESSAGELABS, ".messagelabs.com" },
@@ -185,20 +187,30 @@ static int code_ok(const rh_entry *e, const sd_vd_in *in)
 	return rh_detail(st) >= e->lo && rh_detail(st) <= e->hi;
 }
 
-static int table_reason(int cls, const sd_vd_in *in)
+static int table_reason(int cls, const sd_vd_in *in, int *advice)
 {
 	for (size_t i = 0; i < sd_rh_nentries; i++) {
 		const rh_entry *e = &sd_rh_entries[i];
-		if (e->cls == cls && code_ok(e, in) && has(in->lc, in->diagn, e->text))
+		if (e->cls == cls && code_ok(e, in) && has(in->lc, in->diagn, e->text)) {
+			*advice = e->advice ? e->advice - 1 : -1;
 			return e->reason;
+		}
 	}
 	return -1;
 }
 
 int sd_rhost_reason(const sd_vd_in *in)
 {
+	int advice;
+
+	return sd_rhost_decide(in, &advice);
+}
+
+int sd_rhost_decide(const sd_vd_in *in, int *advice)
+{
 	int cls, r;
 
+	*advice = -1;
 	if (!in->diagn)
 		return -1;
 	cls = rh_class(in);
@@ -210,7 +222,7 @@ int sd_rhost_reason(const sd_vd_in *in)
 	r = rh_special(cls, in, 0);
 	if (r >= 0 || r == RH_STOP)
 		return r < 0 ? -1 : r;
-	r = table_reason(cls, in);
+	r = table_reason(cls, in, advice);
 	if (r >= 0)
 		return r;
 	r = rh_special(cls, in, 1);

@@ -24,6 +24,7 @@ typedef struct rh_entry {
 	const char *status;
 	unsigned short lo, hi;
 	const char *text; /* lowercase phrase, matched ignoring case */
+	unsigned char advice; /* 1 + SD_A_* when the phrase names who acts, 0: the reason's */
 } rh_entry;
 
 extern const rh_entry sd_rh_entries[];
@@ -32,6 +33,9 @@ extern const size_t sd_rh_nentries;
 /* Per-host rules that are not a phrase list (error-code labels, status-only
  * decisions). Returns a reason, -1 to go on with the phrase table, or RH_STOP. */
 int rh_special(int cls, const sd_vd_in *in, int after_table);
+/* sd_rhost_reason(), and in *advice (SD_A_*, -1 when the reason's own) who
+ * acts when the matched phrase names it. */
+int sd_rhost_decide(const sd_vd_in *in, int *advice);
 /* The detail number of a status ("5.7.606" -> 606), -1 if none. */
 int rh_detail(const char *status);
 

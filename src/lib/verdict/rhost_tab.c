@@ -4,7 +4,11 @@
  * as collected by the Sisimai project. See rhost.h for how codes are compared. */
 #include "verdict/rhost.h"
 
-#define E(c, r, rc, st, lo, hi, t) { c, SD_R_##r, rc, st, lo, hi, t }
+#define E(c, r, rc, st, lo, hi, t) { c, SD_R_##r, rc, st, lo, hi, t, 0 }
+/* A phrase that also names who acts (an advice of reasons.def), whatever the
+ * reason's own advice: a fault of the recipient organisation's directory,
+ * moderation or domain set-up is its admin's to fix. */
+#define EA(c, r, a, rc, st, lo, hi, t) { c, SD_R_##r, rc, st, lo, hi, t, 1 + SD_A_##a }
 
 const rh_entry sd_rh_entries[] = {
 	E(RH_GOOGLE, authfailure, "451", "4.7.24", 0, 0, "the spf record of the sending domain"),
@@ -156,10 +160,22 @@ const rh_entry sd_rh_entries[] = {
 	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "resolver.fwd.notfound"),
 	E(RH_MICROSOFT, emailtoolarge, NULL, NULL, 0, 0, "resolver.rst.recipsizelimit"),
 	E(RH_MICROSOFT, emailtoolarge, NULL, NULL, 0, 0, "resolver.rst.recipientsizelimit"),
-	E(RH_MICROSOFT, securityerror, NULL, NULL, 0, 0, "resolver.rst.authrequired"),
-	E(RH_MICROSOFT, rejected, NULL, NULL, 0, 0, "resolver.rst.notauthorized"),
-	E(RH_MICROSOFT, rejected, NULL, NULL, 0, 0, "resolver.rst.sendernotauthenticated"),
-	E(RH_MICROSOFT, rejected, NULL, NULL, 0, 0, "resolver.rst.sendernotallowed"),
+	EA(RH_MICROSOFT, securityerror, contact_recipient_admin, NULL, NULL, 0, 0, "resolver.rst.authrequired"),
+	EA(RH_MICROSOFT, rejected, contact_recipient_admin, NULL, NULL, 0, 0, "resolver.rst.notauthorized"),
+	EA(RH_MICROSOFT, rejected, contact_recipient_admin, NULL, NULL, 0, 0, "resolver.rst.sendernotauthenticated"),
+	EA(RH_MICROSOFT, rejected, contact_recipient_admin, NULL, NULL, 0, 0, "resolver.rst.sendernotallowed"),
+	/* the resolver's other delivery restrictions of a recipient or group
+	 * (RESOLVER.RST.*): the recipient's admin allows the sender or not */
+	EA(RH_MICROSOFT, rejected, contact_recipient_admin, NULL, NULL, 0, 0, "resolver.rst."),
+	/* too many recipients in one message: the sender splits it */
+	EA(RH_MICROSOFT, ratelimited, fix_sender_config, NULL, NULL, 0, 0, "resolver.adr.reciplimit"),
+	/* any other finding of the resolver's address lookup (RESOLVER.ADR.*) is
+	 * a fault of the recipient's directory entry */
+	E(RH_MICROSOFT, systemerror, NULL, NULL, 0, 0, "resolver.adr."),
+	/* moderation (APPROVAL.*): the recipient's moderator let the request
+	 * expire or refused it; only the recipient's side can release it */
+	E(RH_MICROSOFT, expired, NULL, NULL, 0, 0, "approval.expired"),
+	EA(RH_MICROSOFT, policyviolation, contact_recipient_admin, NULL, NULL, 0, 0, "approval."),
 	E(RH_MICROSOFT, mailboxfull, NULL, NULL, 0, 0, "storedrv.deliver.exception:quotaexceeded"),
 	E(RH_MICROSOFT, suspend, NULL, NULL, 0, 0, "storedrv.deliver.exception:accountdisabled"),
 	E(RH_MICROSOFT, securityerror, NULL, NULL, 0, 0, "storedrv.submit.exception:sendasdenied"),
@@ -225,12 +241,13 @@ const rh_entry sd_rh_entries[] = {
 	E(RH_MICROSOFT, networkerror, NULL, "5.4.14", 0, 0, "routing loop detected"),
 	E(RH_MICROSOFT, norelaying, NULL, "5.7.1", 0, 0, "unable to relay"),
 	E(RH_MICROSOFT, norelaying, NULL, "5.7.1", 0, 0, "client was not authenticated"),
-	E(RH_MICROSOFT, norelaying, NULL, "5.4.1", 0, 0, "relay access denied"),
+	/* 5.4.1 from Exchange Online: the domain's MX or accepted domains do not
+	 * point the recipient's domain at the server that answered */
+	EA(RH_MICROSOFT, norelaying, contact_recipient_admin, NULL, "5.4.1", 0, 0, "relay access denied"),
 	E(RH_MICROSOFT, norelaying, NULL, "5.7.64", 0, 0, "tenantattribution; relay access denied"),
-	E(RH_MICROSOFT, norelaying, NULL, "5.4.310", 0, 0, "does not exist"),
+	E(RH_MICROSOFT, hostunknown, NULL, "5.4.310", 0, 0, "does not exist"),
 	E(RH_MICROSOFT, notaccept, NULL, "4.3.2", 0, 0, "system not accepting network messages"),
 	E(RH_MICROSOFT, notaccept, NULL, "4.4.4", 0, 0, "hosted tenant which has no mail-enabled subscriptions"),
-	E(RH_MICROSOFT, notaccept, NULL, "5.3.2", 0, 0, "storedrv.deliver: missing or bad storedriver mdb properties"),
 	E(RH_MICROSOFT, policyviolation, NULL, "5.0.350", 0, 0, "x-dg-ref header is too long"),
 	E(RH_MICROSOFT, policyviolation, NULL, "5.0.350", 0, 0, "requested action not taken: policy violation detected (as345)"),
 	E(RH_MICROSOFT, policyviolation, NULL, "5.7.", 900, 999, "delivery not authorized, message refused"),
@@ -246,10 +263,10 @@ const rh_entry sd_rh_entries[] = {
 	E(RH_MICROSOFT, rejected, NULL, "5.7.13", 0, 0, "sender was not authenticated for public folder"),
 	E(RH_MICROSOFT, rejected, NULL, "5.7.135", 0, 0, "sender was not authenticated for public folder"),
 	E(RH_MICROSOFT, rejected, NULL, "5.7.136", 0, 0, "sender was not authenticated"),
-	E(RH_MICROSOFT, rejected, NULL, "5.7.", 501, 503, "access denied, spam abuse detected"),
+	E(RH_MICROSOFT, blocked, NULL, "5.7.", 501, 503, "access denied, spam abuse detected"),
 	E(RH_MICROSOFT, rejected, NULL, "5.7.512", 0, 0, "access denied, message must be rfc 5322 section 3.6.2 compliant"),
 	E(RH_MICROSOFT, rejected, NULL, "5.7.750", 0, 0, "service unavailable. client blocked from sending from unregistered domains"),
-	E(RH_MICROSOFT, rejected, NULL, "5.7.", 501, 503, "access denied, banned sender"),
+	E(RH_MICROSOFT, blocked, NULL, "5.7.", 501, 503, "access denied, banned sender"),
 	E(RH_MICROSOFT, securityerror, NULL, "5.7.3", 0, 0, "cannot achieve exchange server authentication"),
 	E(RH_MICROSOFT, securityerror, NULL, "5.7.3", 0, 0, "not authorized"),
 	E(RH_MICROSOFT, securityerror, NULL, "5.7.1", 0, 0, "client was not authenticated"),
@@ -285,7 +302,7 @@ const rh_entry sd_rh_entries[] = {
 	E(RH_MICROSOFT, systemerror, NULL, "4.7.0", 0, 0, "temporary server error. please try again later. prx4 nexthop:"),
 	E(RH_MICROSOFT, systemerror, NULL, "4.4.318", 0, 0, "(suspiciousremoteservererror)"),
 	E(RH_MICROSOFT, systemerror, NULL, "5.4.318", 0, 0, "(suspiciousremoteservererror)"),
-	E(RH_MICROSOFT, systemerror, NULL, "4.7.500", 0, 0, "server busy. please try again later from "),
+	E(RH_MICROSOFT, ratelimited, NULL, "4.7.", 500, 699, "server busy. please try again later from "),
 	E(RH_MICROSOFT, systemerror, NULL, "4.7.700", 0, 0, "pfa agent busy, please try again."),
 	E(RH_MICROSOFT, systemfull, NULL, "4.3.1", 0, 0, "insufficient system resources"),
 	E(RH_MICROSOFT, userunknown, NULL, "5.1.1", 0, 0, "resolver.adr.exrecipnotfound; not found"),
@@ -395,8 +412,9 @@ const rh_entry sd_rh_entries[] = {
 	E(RH_MIMECAST, onhold, "550", NULL, 0, 0, "journal message past expiration"),
 	E(RH_MIMECAST, policyviolation, "550", NULL, 0, 0, "anti-spoofing policy - inbound not allowed"),
 	E(RH_MIMECAST, policyviolation, "550", NULL, 0, 0, "rejected by header-based anti-spoofing policy"),
-	E(RH_MIMECAST, policyviolation, "554", NULL, 0, 0, "host network not allowed"),
-	E(RH_MIMECAST, policyviolation, "554", NULL, 0, 0, "host network, not allowed"),
+	/* the recipient organisation's policy permits mail from set networks only */
+	EA(RH_MIMECAST, policyviolation, contact_recipient_admin, "554", NULL, 0, 0, "host network not allowed"),
+	EA(RH_MIMECAST, policyviolation, contact_recipient_admin, "554", NULL, 0, 0, "host network, not allowed"),
 	E(RH_MIMECAST, rejected, "550", NULL, 0, 0, "administrative prohibition envelope blocked"),
 	E(RH_MIMECAST, rejected, "550", NULL, 0, 0, "envelope blocked - user entry"),
 	E(RH_MIMECAST, rejected, "550", NULL, 0, 0, "envelope blocked - user domain entry"),

@@ -33,6 +33,7 @@ typedef struct sd_vd_why {
 	int src;          /* SD_SRC_* */
 	int sname;        /* reason the status implies, -1 if none */
 	sd_matches m;     /* reason phrases found (SD_SRC_TEXT) */
+	int advice;       /* SD_A_* a remote host's phrase names (SD_SRC_RHOST), -1 if none */
 } sd_vd_why;
 
 /* The bounce reason (SD_R_*), in the reference decoder's order. why (may be
