@@ -360,6 +360,35 @@ static void test_providers(void **state)
 	CHECK(providers, pick);
 }
 
+/* A text without a code says its failure is transient in the words of the
+ * rules' languages; a longer word that holds one is not it. */
+static void test_temporary(void **state)
+{
+	static const struct {
+		const char *text;
+		int temp;
+	} t[] = {
+		{ "Indirizzo IP bloccato temporaneamente per sospetto abuso", 1 },
+		{ "Votre adresse IP est bloquée temporairement", 1 },
+		{ "Die Annahme wurde vorübergehend verweigert", 1 },
+		{ "Die Zustellung ist temporär nicht erlaubt", 1 },
+		{ "Adres IP zablokowany tymczasowo", 1 },
+		{ "Ваш IP временно заблокирован", 1 },
+		{ "Mailbox temporarily disabled", 1 },
+		{ "Mailbox does not exist", 0 },
+		{ "A contemporary design was rejected", 0 },
+	};
+	int bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (sd_vd_is_temporary(t[i].text, strlen(t[i].text)) != t[i].temp) {
+			print_message("temporary? '%s': want %d\n", t[i].text, t[i].temp);
+			bad++;
+		}
+	assert_int_equal(bad, 0);
+}
+
 static void test_nofail(void **state)
 {
 	(void)state;
@@ -374,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_i18n),
 		cmocka_unit_test(test_weighed),
 		cmocka_unit_test(test_providers),
+		cmocka_unit_test(test_temporary),
 		cmocka_unit_test(test_nofail),
 	};
 	return cmocka_run_group_tests_name("rules_world", tests, NULL, NULL);
