@@ -212,6 +212,13 @@ static const row rows[] = {
 	/* the recipient's own refusal of the sender at RCPT TO, with a bare 5.7.1 */
 	{ "550 5.7.1 \xe8\xbf\xb7\xe6\x83\x91\xe3\x83\xa1\xe3\x83\xbc\xe3\x83\xab\xe5\xaf\xbe\xe7\xad\x96\xe3\x81\xae\xe5\x8f\x97\xe4\xbf\xa1\xe6\x8b\x92\xe5\x90\xa6\xe8\xa8\xad\xe5\xae\x9a\xe3\x81\xab\xe3\x82\x88\xe3\x82\x8a\xe5\x8f\x97\xe4\xbf\xa1\xe3\x81\xa7\xe3\x81\x8d\xe3\x81\xbe\xe3\x81\x9b\xe3\x82\x93", V("filtered", 0, 0, "suppress-recipient", NULL) },
 	{ "550 5.7.1 \xec\x88\x98\xec\x8b\xa0\xec\x9e\x90\xea\xb0\x80 \xeb\xb0\x9c\xec\x8b\xa0\xec\x9e\x90\xec\x9d\x98 \xeb\xa9\x94\xec\x9d\xbc\xec\x9d\x84 \xec\xb0\xa8\xeb\x8b\xa8\xed\x96\x88\xec\x8a\xb5\xeb\x8b\x88\xeb\x8b\xa4", V("filtered", 0, 0, "suppress-recipient", NULL) },
+	/* AT&T / BellSouth's error summary: the sending IP's DNS, an IP named
+	 * blocked, no registered source of mail, abuse, a sender domain */
+	{ "421 failure in DNS look-up, try again later", V("requireptr", 0, 1, "retry", NULL) },
+	{ "521 <198.51.100.7> is blocked", V("blocked", 0, 0, "fix-sender-reputation", NULL) },
+	{ "550 unauthorized interface for <198.51.100.7>", V("blocked", 0, 0, "fix-sender-reputation", NULL) },
+	{ "550 Error. Blocked for abuse", V("blocked", 0, 0, "fix-sender-reputation", NULL) },
+	{ "550 [permfail] example.net requires valid sender domain", V("rejected", 0, 0, "fix-sender-config", NULL) },
 	/* Gmail's Spanish page: the recipient gets mail too fast */
 	{ "450 4.2.1 El usuario con el que intentas ponerte en contacto est\xc3\xa1 recibiendo el correo demasiado r\xc3\xa1pido.", V("ratelimited", 0, 1, "retry", NULL) },
 };
