@@ -54,6 +54,11 @@ static const struct {
 	  { { "tina@slow.example.com", "expired", "4.0.0", "", 0 } } },
 	{ "simple-warning.eml", SMTPDIAG_DECODE_NO_DELAYED, 0, { { NULL, NULL, NULL, NULL, 0 } } },
 	{ "simple-aol.eml", 0, 1, { { "victorscreen@aol.example", "onhold", "5.0.0", "", 0 } } },
+	/* a recipient's own refusal at RCPT TO with a bare 5.7.1: the default reads
+	 * its phrase before DATA too; the reference decoder keeps it out there */
+	{ "dsn-refusal.eml", 0, 1, { { "kenji@example.jp", "filtered", "5.7.1", "550", 0 } } },
+	{ "dsn-refusal.eml", SMTPDIAG_DECODE_REASONS_SISIMAI, 1,
+	  { { "kenji@example.jp", "securityerror", "5.7.1", "550", 0 } } },
 	{ "headerless.txt", 0, 1, { { "zoe@example.net", "mailboxfull", "5.2.2", "552", 0 } } },
 	{ "autoreply-de.eml", 0, 0, { { NULL, NULL, NULL, NULL, 0 } } },
 };

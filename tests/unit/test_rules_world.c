@@ -219,6 +219,29 @@ static const row i18n[] = {
 	{ "552 메일 크기 초과", "emailtoolarge" },
 };
 
+/* Mailbox providers' own codes and wordings, in the words of their error-code
+ * pages (Gmail's localised pages, WEB.DE/GMX, QQ Mail, NetEase, Aruba, docomo). */
+static const row providers[] = {
+	{ "421 4.2.1 L'utilisateur que vous tentez de contacter reçoit des e-mails à un rythme trop élevé.", "ratelimited" },
+	{ "450 4.2.1 Пользователь получает электронные письма слишком быстро", "ratelimited" },
+	{ "450 4.2.1 L'utente sta ricevendo email troppo rapidamente", "ratelimited" },
+	{ "421 Troppi messaggi inviati, riprova più tardi", "ratelimited" },
+	{ "550 Слишком много писем с вашего адреса", "ratelimited" },
+	{ "421 Es wurden zu viele E-Mails in zu kurzer Zeit eingeliefert", "ratelimited" },
+	{ "550 5.7.1 Versand über einen Server, der laut SPF-Eintrag der Domain nicht erlaubt ist", "authfailure" },
+	{ "550 5.7.1 SPF-Prüfung fehlgeschlagen", "authfailure" },
+	{ "550 收件人短时间内收到大量邮件，暂时禁止发信", "ratelimited" },
+	{ "550 该服务器IP的发信频率超过限制", "ratelimited" },
+	{ "550 该邮件被多数用户投诉为垃圾邮件", "spamdetected" },
+	{ "451 邮件正文带有垃圾邮件特征，被临时拒收", "spamdetected" },
+	{ "550 받는 사람이 보낸 사람 example.com 의 메일을 차단했습니다", "filtered" },
+	{ "kqrM2p00Z1aBcD3e4fGhIj policy violation", "ratelimited" },
+	{ "450 Reject due to policy violations. For explanation visit https://postmaster.gmx.net/en/case?c=poli", "policyviolation" },
+	{ "550 MI:IMF 163 mx1,QMCowAB 1700000000", "rejected" },
+	{ "451 Requested mail action not taken: too much fail authentication", "securityerror" },
+	{ "500 Line Too Long", "notcompliantrfc" },
+};
+
 /* Texts that state no failure: auto-replies, deliveries, warnings that the
  * MTA still retries, ordinary prose. They may be read as an auto-reply or a
  * delivery, never as a failure. */
@@ -331,6 +354,41 @@ static void test_weighed(void **state)
 	CHECK(t, weigh);
 }
 
+static void test_providers(void **state)
+{
+	(void)state;
+	CHECK(providers, pick);
+}
+
+/* A text without a code says its failure is transient in the words of the
+ * rules' languages; a longer word that holds one is not it. */
+static void test_temporary(void **state)
+{
+	static const struct {
+		const char *text;
+		int temp;
+	} t[] = {
+		{ "Indirizzo IP bloccato temporaneamente per sospetto abuso", 1 },
+		{ "Votre adresse IP est bloquée temporairement", 1 },
+		{ "Die Annahme wurde vorübergehend verweigert", 1 },
+		{ "Die Zustellung ist temporär nicht erlaubt", 1 },
+		{ "Adres IP zablokowany tymczasowo", 1 },
+		{ "Ваш IP временно заблокирован", 1 },
+		{ "Mailbox temporarily disabled", 1 },
+		{ "Mailbox does not exist", 0 },
+		{ "A contemporary design was rejected", 0 },
+	};
+	int bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (sd_vd_is_temporary(t[i].text, strlen(t[i].text)) != t[i].temp) {
+			print_message("temporary? '%s': want %d\n", t[i].text, t[i].temp);
+			bad++;
+		}
+	assert_int_equal(bad, 0);
+}
+
 static void test_nofail(void **state)
 {
 	(void)state;
@@ -344,6 +402,8 @@ int main(void)
 		cmocka_unit_test(test_fixed),
 		cmocka_unit_test(test_i18n),
 		cmocka_unit_test(test_weighed),
+		cmocka_unit_test(test_providers),
+		cmocka_unit_test(test_temporary),
 		cmocka_unit_test(test_nofail),
 	};
 	return cmocka_run_group_tests_name("rules_world", tests, NULL, NULL);

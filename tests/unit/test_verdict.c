@@ -212,6 +212,45 @@ static const row rows[] = {
 	{ "554 5.7.1 The message was blocked because it contains a banned attachment", V("policyviolation", 0, 0, "fix-message", "sender") },
 	{ "421 4.7.0 Rate limit exceeded for 2001:db8::7, try again later", V("ratelimited", 0, 1, "retry", NULL) },
 	{ "550 Access denied.", V("blocked", 0, 0, "fix-sender-reputation", "sender-admin") },
+	/* mailbox providers' own codes decide, whatever words stand beside them:
+	 * Yahoo's bracketed codes, Comcast's BL/ES/RL codes (their error-code pages) */
+	{ "421 4.7.0 [TSS11] Excessive unknown recipients - possible Open Relay; see https://senders.yahooinc.com/smtp-error-codes", V("blocked", 0, 1, "retry", NULL) },
+	{ "553 5.7.2 [TSS09] All messages from 192.0.2.7 will be permanently deferred; Retrying will NOT succeed. See https://postmaster.yahooinc.com/error-codes", V("blocked", 0, 0, "fix-sender-reputation", NULL) },
+	{ "421 4.7.0 imta14.example.comcast.net 192.0.2.7 rate limited, see http://postmaster.comcast.net/smtp-error-codes.php#RL000010", V("ratelimited", 0, 1, "retry", NULL) },
+	{ "554 imta14.example.comcast.net comcast 192.0.2.7 Comcast block for spam. Please see http://postmaster.comcast.net/smtp-error-codes.php#BL000000", V("blocked", 0, 0, "fix-sender-reputation", NULL) },
+	/* Gmail's error page: 550 5.7.32 is DMARC alignment, X.1.2 the domain, a
+	 * recipient limit per transaction, a From: header without an address */
+	{ "550 5.7.32 Your email has been blocked because the From: header (RFC5322) in this message isn't aligned with either the authenticated SPF or DKIM organizational domain. - gsmtp", V("authfailure", 0, 0, "fix-sender-authentication", NULL) },
+	{ "553 5.1.2 We weren't able to find the recipient domain. Please check for any spelling errors. - gsmtp", V("hostunknown", 1, 0, "suppress-recipient", NULL) },
+	{ "452 4.5.3 Domain policy size per transaction exceeded, please try this recipient in a separate transaction. - gsmtp", V("ratelimited", 0, 1, "retry", NULL) },
+	{ "550 5.7.1 Messages missing a valid address in From: header, or having no From: header, are not accepted. - gsmtp", V("notcompliantrfc", 0, 0, "fix-message", NULL) },
+	/* Tencent's help pages: frequency limits lift by themselves; a suspected
+	 * spam sender is refused by its reputation */
+	{ "550 Connection denied. http://service.exmail.qq.com/cgi-bin/help?subtype=1&&id=20022&&no=1000729", V("ratelimited", 0, 1, "retry", NULL) },
+	{ "550 Mailbox unavailable or access denied. http://service.exmail.qq.com/cgi-bin/help?subtype=1&&id=20022&&no=1000727", V("ratelimited", 0, 1, "retry", NULL) },
+	{ "550 Suspected spam sender. http://service.exmail.qq.com/cgi-bin/help?subtype=1&&id=20022&&no=1000741", V("blocked", 0, 0, "fix-sender-reputation", NULL) },
+	/* NetEase's code list: an empty HELO, a malformed sender address; failed logins */
+	{ "550 MI:NHD 126 mx3,DMmowAB 1700000000", V("rejected", 0, 0, "fix-sender-config", NULL) },
+	{ "550 MI:IMF 163 mx1,QMCowAB 1700000000", V("rejected", 0, 0, "fix-sender-config", NULL) },
+	{ "451 Requested mail action not taken: too much fail authentication", V("securityerror", 0, 1, "retry", NULL) },
+	/* GMX and WEB.DE: a policy refusal with its case code */
+	{ "554-Transaction failed 554-Reject due to policy restrictions. 554 For explanation visit https://postmaster.gmx.net/en/case?c=r0701&ip=192.0.2.7", V("policyviolation", 0, 0, "fix-message", NULL) },
+	/* docomo: a line over RFC 5321's 1000 octets is the message's format */
+	{ "500 Line Too Long", V("notcompliantrfc", 0, 0, "fix-message", NULL) },
+	/* a security policy the message broke, not a virus */
+	{ "550 5.7.1 Email rejected due to security policies - https://www.fastmail.help/hc/en-us/articles/360060591153", V("policyviolation", 0, 0, "fix-message", NULL) },
+	/* the recipient's own refusal of the sender at RCPT TO, with a bare 5.7.1 */
+	{ "550 5.7.1 \xe8\xbf\xb7\xe6\x83\x91\xe3\x83\xa1\xe3\x83\xbc\xe3\x83\xab\xe5\xaf\xbe\xe7\xad\x96\xe3\x81\xae\xe5\x8f\x97\xe4\xbf\xa1\xe6\x8b\x92\xe5\x90\xa6\xe8\xa8\xad\xe5\xae\x9a\xe3\x81\xab\xe3\x82\x88\xe3\x82\x8a\xe5\x8f\x97\xe4\xbf\xa1\xe3\x81\xa7\xe3\x81\x8d\xe3\x81\xbe\xe3\x81\x9b\xe3\x82\x93", V("filtered", 0, 0, "suppress-recipient", NULL) },
+	{ "550 5.7.1 \xec\x88\x98\xec\x8b\xa0\xec\x9e\x90\xea\xb0\x80 \xeb\xb0\x9c\xec\x8b\xa0\xec\x9e\x90\xec\x9d\x98 \xeb\xa9\x94\xec\x9d\xbc\xec\x9d\x84 \xec\xb0\xa8\xeb\x8b\xa8\xed\x96\x88\xec\x8a\xb5\xeb\x8b\x88\xeb\x8b\xa4", V("filtered", 0, 0, "suppress-recipient", NULL) },
+	/* AT&T / BellSouth's error summary: the sending IP's DNS, an IP named
+	 * blocked, no registered source of mail, abuse, a sender domain */
+	{ "421 failure in DNS look-up, try again later", V("requireptr", 0, 1, "retry", NULL) },
+	{ "521 <198.51.100.7> is blocked", V("blocked", 0, 0, "fix-sender-reputation", NULL) },
+	{ "550 unauthorized interface for <198.51.100.7>", V("blocked", 0, 0, "fix-sender-reputation", NULL) },
+	{ "550 Error. Blocked for abuse", V("blocked", 0, 0, "fix-sender-reputation", NULL) },
+	{ "550 [permfail] example.net requires valid sender domain", V("rejected", 0, 0, "fix-sender-config", NULL) },
+	/* Gmail's Spanish page: the recipient gets mail too fast */
+	{ "450 4.2.1 El usuario con el que intentas ponerte en contacto est\xc3\xa1 recibiendo el correo demasiado r\xc3\xa1pido.", V("ratelimited", 0, 1, "retry", NULL) },
 };
 
 static void join(const char *const *v, char *out, size_t n)

@@ -36,13 +36,15 @@ typedef struct reading {
 	int delay_is_attempt;  /* a delay notice is read as its last attempt */
 	int rcpt_by_default;   /* a failure that names no command answered RCPT TO */
 	int storage_is_system; /* X.3.1 with a "full" phrase is the system's storage */
+	int refusal_any_command; /* a recipient's refusal counts before DATA too */
+	int provider_codes;      /* a mailbox provider's own code decides over its words */
 } reading;
 
 static reading reading_of(unsigned mode)
 {
 	int one = mode != SD_MODE_SISIMAI;
 
-	return (reading){ one, one, one };
+	return (reading){ one, one, one, one, one };
 }
 
 /* The evidence as the mode reads it: the default reads a delay notice by the
@@ -224,7 +226,7 @@ static void lowercase(const sd_evidence *ev, sd_vd_in *in, char *buf)
 	in->diagn = n;
 }
 
-static int reference_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict *v)
+static int reference_reason(sd_classifier *c, const sd_evidence *ev, const reading *rd, sd_verdict *v)
 {
 	char lc[SD_VD_TEXT_MAX];
 	sd_vd_why why;
@@ -244,6 +246,8 @@ static int reference_reason(sd_classifier *c, const sd_evidence *ev, sd_verdict 
 	in.rhost = ev->rhost;
 	in.lhost = ev->lhost;
 	in.destination = ev->destination;
+	in.refusal_any_command = rd->refusal_any_command;
+	in.provider_codes = rd->provider_codes;
 	r = sd_vd_reason(c, &in, &why);
 	cite(v, ev, &in, &why, r);
 	if (why.src == SD_SRC_RHOST && why.advice >= 0)
@@ -342,7 +346,7 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, const reading 
 		step(v, "action:delivered -> delivered");
 		return SD_R_delivered;
 	}
-	r = reference_reason(c, ev, v);
+	r = reference_reason(c, ev, rd, v);
 	if (rd->storage_is_system && r == SD_R_mailboxfull && ev->status[0] && !strncmp(ev->status + 1, ".3.1", 5)) {
 		/* X.3.1 is the mail system's storage (RFC 3463 3.4), not a quota:
 		 * "431 4.3.1 STOREDRV; mailbox disk is full" is the server's disk */

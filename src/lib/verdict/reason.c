@@ -102,12 +102,24 @@ static int probe_userunknown(const rctx *ctx)
 	return 1;
 }
 
+/* A recipient's own refusal of the sender (docomo's and softbank's
+ * "受信拒否", "you have been blocked by the recipient") is given at RCPT TO
+ * as often as after DATA, since it needs no content: where the reading allows
+ * it, its phrase counts before DATA too, when the status says no more than
+ * that the sender is not authorized (X.7.1) or there is none. A phrase of an
+ * unknown user stays that. */
+static int recipient_refusal(const rctx *ctx)
+{
+	return ctx->in->refusal_any_command && IN(SD_R_filtered) && !IN(SD_R_userunknown) &&
+	       (ctx->sname < 0 || ctx->sname == SD_R_securityerror);
+}
+
 static int probe_filtered(const rctx *ctx)
 {
 	if (ctx->sname == SD_R_suspend)
 		return 0;
 	if (ctx->sname != SD_R_filtered && before_data(ctx))
-		return 0;
+		return recipient_refusal(ctx);
 	return IN(SD_R_userunknown) || IN(SD_R_filtered);
 }
 

@@ -93,7 +93,7 @@ static const struct {
 } rh_hosts[] = {
 	H(RH_AOL, ".mail.aol.com"), H(RH_AOL, ".mx.aol.com"),
 	H(RH_APPLE, ".mail.icloud.com"), H(RH_APPLE, ".apple.com"), H(RH_APPLE, ".me.com"),
-	H(RH_CLOUDFLARE, ".mx.cloudflare.net"), H(RH_COX, "cox.net"),
+	H(RH_CLOUDFLARE, ".mx.cloudflare.net"), H(RH_COMCAST, ".comcast.net"), H(RH_COX, "cox.net"),
 	H(RH_FRANCEPTT, ".laposte.net"), H(RH_FRANCEPTT, ".orange.fr"), H(RH_FRANCEPTT, ".wanadoo.fr"),
 	H(RH_GODADDY, "smtp.secureserver.net"), H(RH_GODADDY, "mailstore1.secureserver.net"),
 	H(RH_GOOGLE, "aspmx.l.google.com"), H(RH_GOOGLE, "gmail-smtp-in.l.google.com"),
@@ -132,11 +132,25 @@ static const struct {
 	{ RH_ZOHO, "zoho.com/mail/" }, { RH_MESSAGELABS, ".messagelabs.com" },
 };
 
+/* Signatures of the providers whose own codes decide where the reading takes
+ * them (the default; the reference decoder reads their words only): their
+ * help pages, quoted in every reply. */
+static const struct {
+	int cls;
+	const char *sig;
+} rh_code_sigs[] = {
+	{ RH_YAHOOINC, "postmaster.yahooinc.com" }, { RH_YAHOOINC, "senders.yahooinc.com" },
+	{ RH_COMCAST, "postmaster.comcast.net" },
+};
+
 static int rh_signed(const sd_vd_in *in)
 {
 	for (size_t i = 0; i < sizeof(rh_sigs) / sizeof(rh_sigs[0]); i++)
 		if (has(in->lc, in->diagn, rh_sigs[i].sig))
 			return rh_sigs[i].cls;
+	for (size_t i = 0; in->provider_codes && i < sizeof(rh_code_sigs) / sizeof(rh_code_sigs[0]); i++)
+		if (has(in->lc, in->diagn, rh_code_sigs[i].sig))
+			return rh_code_sigs[i].cls;
 	return RH_NONE;
 }
 
@@ -214,7 +228,7 @@ int sd_rhost_decide(const sd_vd_in *in, int *advice)
 	if (!in->diagn)
 		return -1;
 	cls = rh_class(in);
-	if (cls == RH_NONE)
+	if (cls == RH_NONE || (cls == RH_COMCAST && !in->provider_codes))
 		return -1;
 	if ((cls == RH_GOOGLE && (!in->replycode || !in->status[0])) ||
 	    ((cls == RH_MICROSOFT) && !in->status[0]) || (cls == RH_MIMECAST && !in->replycode))
@@ -400,6 +414,63 @@ static int docomo(const sd_vd_in *in, int after)
 	return RH_STOP;
 }
 
+/* The code of n bytes at p is a whole token: no letter or digit around it. */
+static int whole_token(const char *start, const char *end, const char *p, size_t n)
+{
+	return (p == start || !sd_isalnum((unsigned char)p[-1])) &&
+	       (p + n == end || !sd_isalnum((unsigned char)p[n]));
+}
+
+/* Yahoo Inc.'s bracketed codes (Sender Hub, "SMTP error codes"): [TS01] ...
+ * [TSS11] defer mail for the sending IP's or domain's complaints, volume or
+ * unverified standing, [TS03] and [TSS09] defer it for good, [TSS11] after
+ * many unknown recipients, [BLnn] for a Spamhaus listing. The code says why,
+ * whatever phrase follows it. */
+static int yahoo_codes(const sd_vd_in *in)
+{
+	static const struct {
+		const char *code;
+		int reason;
+	} t[] = { { "[ts01]", SD_R_badreputation }, { "[ts02]", SD_R_badreputation },
+		  { "[tss01]", SD_R_badreputation }, { "[tss02]", SD_R_badreputation },
+		  { "[tss04]", SD_R_badreputation }, { "[tss05]", SD_R_badreputation },
+		  { "[tss07]", SD_R_badreputation }, { "[ts03]", SD_R_blocked },
+		  { "[ts06]", SD_R_blocked }, { "[tss09]", SD_R_blocked }, { "[tss11]", SD_R_blocked } };
+	const char *p;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (has(in->lc, in->diagn, t[i].code))
+			return t[i].reason;
+	p = sd_memmem(in->lc, in->diagn, "[bl", 3);
+	if (p && p + 5 < in->lc + in->diagn && sd_isdigit((unsigned char)p[3]) && sd_isdigit((unsigned char)p[4]) &&
+	    p[5] == ']')
+		return SD_R_blocked;
+	return -1;
+}
+
+/* Comcast's postmaster codes (its "mail error codes" page): BL... the
+ * sending IP is on a block list or sent like a spammer, ES... it is in
+ * dynamic or residential space, RL... it is rate limited. The code names
+ * the cause, whatever words the reply puts beside it. */
+static int comcast(const sd_vd_in *in)
+{
+	static const struct {
+		const char *prefix;
+		int reason;
+	} t[] = { { "bl0", SD_R_blocked }, { "es0", SD_R_blocked }, { "rl0", SD_R_ratelimited } };
+	const char *start = in->lc, *end = in->lc + in->diagn;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		for (const char *p = start; (p = sd_memmem(p, (size_t)(end - p), t[i].prefix, 3)) != NULL; p += 3) {
+			size_t n = 3;
+			while (p + n < end && sd_isdigit((unsigned char)p[n]))
+				n++;
+			if (n >= 5 && whole_token(start, end, p, n))
+				return t[i].reason;
+		}
+	return -1;
+}
+
 /* Google Workspace's delivery notices. */
 static int gsuite(const sd_vd_in *in)
 {
@@ -442,6 +513,8 @@ static int microsoft_codes(const sd_vd_in *in)
 int rh_special(int cls, const sd_vd_in *in, int after)
 {
 	switch (cls) {
+	case RH_COMCAST: return after ? RH_STOP : comcast(in);
+	case RH_YAHOOINC: return after ? RH_STOP : in->provider_codes ? yahoo_codes(in) : -1;
 	case RH_COX: return after ? RH_STOP : cox(in);
 	case RH_FRANCEPTT: return after ? RH_STOP : franceptt(in);
 	case RH_GODADDY: return after ? RH_STOP : godaddy(in);

@@ -27,7 +27,7 @@ const rh_entry sd_rh_entries[] = {
 	E(RH_GOOGLE, authfailure, "421", "4.7.30", 0, 0, "senders to authenticate their email with dkim"),
 	E(RH_GOOGLE, authfailure, "550", "5.7.30", 0, 0, "senders to authenticate with dkim"),
 	E(RH_GOOGLE, authfailure, "421", "4.7.32", 0, 0, "aligned with either the authenticated spf or dkim"),
-	E(RH_GOOGLE, authfailure, "421", "5.7.32", 0, 0, "aligned with either the authenticated spf or dkim"),
+	E(RH_GOOGLE, authfailure, "550", "5.7.32", 0, 0, "aligned with either the authenticated spf or dkim"),
 	E(RH_GOOGLE, authfailure, "421", "4.7.40", 0, 0, "to add a dmarc record to "),
 	E(RH_GOOGLE, badreputation, "421", "4.7.0", 0, 0, "very low reputation of the sending ip address"),
 	E(RH_GOOGLE, badreputation, "421", "4.7.0", 0, 0, "very low reputation of the sending domain"),
@@ -67,6 +67,7 @@ const rh_entry sd_rh_entries[] = {
 	E(RH_GOOGLE, norelaying, "550", "5.7.1", 0, 0, "invalid credentials for relay"),
 	E(RH_GOOGLE, norelaying, "550", "5.7.1", 0, 0, "is not authorized to send email directly to our servers"),
 	E(RH_GOOGLE, notcompliantrfc, "550", "5.7.1", 0, 0, "missing a valid address in the from: header"),
+	E(RH_GOOGLE, notcompliantrfc, "550", "5.7.1", 0, 0, "missing a valid address in from: header"),
 	E(RH_GOOGLE, notcompliantrfc, "550", "5.7.1", 0, 0, "multiple addresses in from: header are not accepted"),
 	E(RH_GOOGLE, notcompliantrfc, "550", "5.7.1", 0, 0, "is not rfc 5322 compliant"),
 	E(RH_GOOGLE, notcompliantrfc, "550", "5.7.1", 0, 0, "missing a valid message-id: header"),
@@ -135,12 +136,14 @@ const rh_entry sd_rh_entries[] = {
 	E(RH_GOOGLE, systemerror, "451", "4.3.0", 0, 0, "multiple destination domains per transaction is unsupported"),
 	E(RH_GOOGLE, systemerror, "451", "4.3.0", 0, 0, "mail server has temporarily rejected this message"),
 	E(RH_GOOGLE, systemerror, "451", "4.3.0", 0, 0, "mail server temporarily rejected message"),
-	E(RH_GOOGLE, systemerror, "452", "4.5.3", 0, 0, "domain policy size per transaction exceeded"),
+	/* a limit of recipients per transaction: the rest go in another one */
+	E(RH_GOOGLE, ratelimited, "452", "4.5.3", 0, 0, "domain policy size per transaction exceeded"),
 	E(RH_GOOGLE, systemerror, "454", "4.7.0", 0, 0, "cannot authenticate due to temporary system problem"),
 	E(RH_GOOGLE, ratelimited, "452", "4.5.3", 0, 0, "your message has too many recipients"),
 	E(RH_GOOGLE, ratelimited, "550", "5.5.3", 0, 0, "too many recipients for this sender"),
 	E(RH_GOOGLE, userunknown, "550", "5.1.1", 0, 0, "the email account that you tried to reach does not exist"),
-	E(RH_GOOGLE, userunknown, "553", "5.1.2", 0, 0, "we weren't able to find the recipient domain"),
+	/* X.1.2 is a bad destination system address (RFC 3463 3.2): the domain */
+	E(RH_GOOGLE, hostunknown, "553", "5.1.2", 0, 0, "we weren't able to find the recipient domain"),
 	E(RH_GOOGLE, userunknown, "553", "5.1.3", 0, 0, "is not a valid rfc 5321 address"),
 	/* Exchange's component strings say which part of the receiving
 	 * organisation refused, whatever status digits come with them (Exchange
@@ -445,7 +448,13 @@ const rh_entry sd_rh_entries[] = {
 	E(RH_TENCENT, authfailure, NULL, NULL, 0, 0, "dmarc check failed"),
 	E(RH_TENCENT, blocked, NULL, NULL, 0, 0, "suspected bounce attacks"),
 	E(RH_TENCENT, blocked, NULL, NULL, 0, 0, "suspected spam ip"),
-	E(RH_TENCENT, blocked, NULL, NULL, 0, 0, "connection denied"),
+	/* Tencent's help pages: a sender of suspected spam is refused by its
+	 * reputation; "connection denied" and "mailbox unavailable or access
+	 * denied" are frequency limits of the sending IP or of the recipient,
+	 * lifted after minutes, hours or a day */
+	E(RH_TENCENT, blocked, NULL, NULL, 0, 0, "suspected spam sender"),
+	E(RH_TENCENT, ratelimited, NULL, NULL, 0, 0, "connection denied"),
+	E(RH_TENCENT, ratelimited, NULL, NULL, 0, 0, "mailbox unavailable or access denied"),
 	E(RH_TENCENT, emailtoolarge, NULL, NULL, 0, 0, "message too large"),
 	E(RH_TENCENT, rejected, NULL, NULL, 0, 0, "suspected spam"),
 	/* Tencent: "the recipient refused your mail: a filter rule of theirs, or

@@ -79,11 +79,31 @@ static int first_code_class(const char *p, size_t n)
 	return r ? '0' + r / 100 : 0;
 }
 
+/* Words that say a refusal lasts a while, in the languages of the rules: a
+ * text without a code that holds one is transient (a block "temporarily"
+ * lifted, Aruba's "bloccato temporaneamente", WEB.DE's "temporär"). Each
+ * follows a blank, so "contemporary" is none of them. */
+static const char *const temp_words[] = {
+	" temporar",   /* en temporary, temporarily */
+	" persistent", /* en persistent (transient) failure */
+	" tempor\xc3\xa4r", " vor\xc3\xbc" "bergehend", /* de temporär, vorübergehend */
+	" temporaire", /* fr temporaire, temporairement */
+	" temporalmente", " temporal ", /* es, pt */
+	" temporaneamente", /* it */
+	" temporariamente", /* pt */
+	" tymczasowo", /* pl */
+	" tijdelijk", /* nl */
+	" \xd0\xb2\xd1\x80\xd0\xb5\xd0\xbc\xd0\xb5\xd0\xbd\xd0\xbd\xd0\xbe", /* ru временно */
+};
+
 int sd_vd_is_temporary(const char *p, size_t n)
 {
 	if (!p || !n)
 		return 0;
 	if (first_code_class(p, n) == '4')
 		return 1;
-	return sd_memcasemem(p, n, " temporar", 9) || sd_memcasemem(p, n, " persistent", 11);
+	for (size_t i = 0; i < sizeof(temp_words) / sizeof(temp_words[0]); i++)
+		if (sd_memcasemem(p, n, temp_words[i], strlen(temp_words[i])))
+			return 1;
+	return 0;
 }

@@ -25,6 +25,8 @@ typedef struct sd_vd_in {
 	const char *command;   /* "RCPT" ... */
 	const char *action;    /* "failed", "delayed" ... */
 	const char *rhost, *lhost, *destination;
+	int refusal_any_command; /* a recipient's refusal phrase counts before DATA too */
+	int provider_codes;      /* mailbox providers' own codes decide (Yahoo, Comcast) */
 } sd_vd_in;
 
 /* Which step of sd_vd_reason() decided (for the evidence trail). */
