@@ -157,6 +157,14 @@ sd_classifier *sd_classifier_thread(void)
 	return thread_cls;
 }
 
+/* A pattern of rules/families.rules: a word family, weaker than a phrase. */
+static int family_rule(unsigned id)
+{
+	static const char f[] = "families.rules:";
+
+	return id < sd_rules_npatterns && !strncmp(sd_rules_where[id], f, sizeof(f) - 1);
+}
+
 static int on_match(unsigned id, unsigned long long from, unsigned long long to,
 		    unsigned flags, void *ctx)
 {
@@ -164,7 +172,8 @@ static int on_match(unsigned id, unsigned long long from, unsigned long long to,
 	(void)from;
 	(void)to;
 	(void)flags;
-	*s |= (sd_reasonset)1 << sd_rules_reason[id];
+	if (!family_rule(id))
+		*s |= (sd_reasonset)1 << sd_rules_reason[id];
 	return 0;
 }
 
@@ -176,6 +185,12 @@ static int on_match_first(unsigned id, unsigned long long from, unsigned long lo
 	(void)from;
 	(void)to;
 	(void)flags;
+	if (family_rule(id)) {
+		if (!(m->fam & bit) || id < m->ffirst[sd_rules_reason[id]])
+			m->ffirst[sd_rules_reason[id]] = (unsigned short)id;
+		m->fam |= bit;
+		return 0;
+	}
 	if (!(m->set & bit) || id < m->first[sd_rules_reason[id]])
 		m->first[sd_rules_reason[id]] = (unsigned short)id;
 	m->set |= bit;
@@ -196,7 +211,7 @@ sd_reasonset sd_classify_scan(sd_classifier *c, const char *p, size_t n)
 
 void sd_classify_matches(sd_classifier *c, const char *p, size_t n, sd_matches *m)
 {
-	m->set = 0;
+	m->set = m->fam = 0;
 	if (!c || !p || !n)
 		return;
 	if (n > 0xffffffffu)
