@@ -67,3 +67,11 @@ coded "4.7.1 busy" "450 4.7.1 Server busy, too frequent connects" ratelimited
 coded "greylisting in French" "450 4.2.0 Mise en liste grise, veuillez réessayer plus tard" blocked
 coded "421 too many connections in Ukrainian" "421 Забагато з'єднань, спробуйте пізніше" ratelimited
 coded "5.7.1 relaying in Czech" "554 5.7.1 Relay není povolen" norelaying
+
+# A word of refusal alone states a failure whose reason no word names: it is
+# explained, as onhold, never "nothing to explain".
+nocode "English refusal" "Delivery to the following recipient failed permanently" onhold
+nocode "Chinese refusal" "您发送的邮件被对方服务器拒绝" onhold
+nocode "Chinese recipient refuses" "收件人拒收" filtered
+nocode "Chinese wrong address" "该邮件被退回：收件人地址错误" userunknown
+expect_exit 2 "a word of detection alone is no failure" -- "$BIN" explain --text "We found the report you asked for."

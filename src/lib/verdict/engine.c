@@ -292,8 +292,8 @@ static int family(const sd_evidence *ev, const sd_vd_why *w, sd_verdict *v)
 	sd_reasonset fam = w->src == SD_SRC_TEXT ? w->m.fam & ~subject_excludes(ev->status) : 0;
 
 	/* without a code a topic states a failure only beside a word of refusal
-	 * (families.rules marks those as onhold) */
-	if (!ev->replycode && !ev->status[0] && !((w->m.fam >> SD_R_onhold) & 1))
+	 * or of detection (families.rules marks them as onhold and undefined) */
+	if (!ev->replycode && !ev->status[0] && !(w->m.fam & ((1ull << SD_R_onhold) | (1ull << SD_R_undefined))))
 		fam &= ~topics;
 
 	for (size_t i = 0; fam && i < sizeof(order) / sizeof(order[0]); i++) {
@@ -337,6 +337,12 @@ static int no_rule_speaks(const sd_evidence *ev, const reading *rd, const sd_vd_
 	}
 	v->by = SD_BY_OTHER;
 	f = ev->textn ? SD_R_onhold : SD_R_undefined;
+	if (rd->words_when_silent && f == SD_R_onhold && w->src == SD_SRC_TEXT && ((w->m.fam >> SD_R_onhold) & 1)) {
+		/* a word of refusal: a failure is stated, its reason is not */
+		v->by = SD_BY_RULE;
+		step(v, "family:%s (a refusal, no reason named) -> onhold", sd_rule_where(w->m.ffirst[SD_R_onhold]));
+		return f;
+	}
 	step(v, "undecided -> %s", sd_reason_name(f));
 	return f;
 }
