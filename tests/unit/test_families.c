@@ -342,6 +342,12 @@ static void test_limits(void **state)
 	 * address or domain overrides it; without the status the word speaks */
 	assert_true(cell("550 5.2.0 Unknown domain example.invalid", "filtered", 0, 0, "suppress-recipient"));
 	assert_true(cell("550 Unknown domain example.invalid", "hostunknown", 1, 0, "suppress-recipient"));
+	/* a header the RFCs require, an attachment the receiver bans: the message's
+	 * form and content, not the sending client */
+	assert_true(cell("550 5.7.1 Duplicate Message-ID header", "notcompliantrfc", 0, 0, "fix-message"));
+	assert_true(cell("554 5.7.1 This message has been blocked because it contains a banned attachment", "policyviolation", 0, 0, "fix-message"));
+	/* the domain named between the words */
+	assert_true(cell("550 5.4.310 DNS domain nosuch.example does not exist", "hostunknown", 1, 0, "suppress-recipient"));
 	/* a status subject rules out the families it contradicts: X.4.x is not the content */
 	assert_true(cell("421 4.4.0 virus scanner unreachable, connection timed out", "networkerror", 0, 1, "retry"));
 	for (size_t i = 0; i < sizeof(nofail) / sizeof(nofail[0]); i++) {

@@ -278,14 +278,16 @@ static sd_reasonset subject_excludes(const char *st)
 
 /* The word family that speaks, the most specific first: a virus before the
  * spam it travels in, SPF/DKIM/DMARC before the block or the policy that
- * names them, a storage or an address word before a block, a block list or
- * greylisting before a rate ("greylisted, please retry later"). */
+ * names them, a storage, a size, a header or an address word before a block,
+ * a block list or greylisting before a rate ("greylisted, please retry
+ * later"). */
 static int family(const sd_evidence *ev, const sd_vd_why *w, sd_verdict *v)
 {
 	static const int order[] = {
 		SD_R_virusdetected, SD_R_authfailure, SD_R_spamdetected, SD_R_systemfull, SD_R_mailboxfull,
-		SD_R_emailtoolarge, SD_R_suspend, SD_R_hostunknown, SD_R_userunknown, SD_R_norelaying,
-		SD_R_blocked, SD_R_ratelimited, SD_R_policyviolation, SD_R_systemerror, SD_R_networkerror,
+		SD_R_emailtoolarge, SD_R_notcompliantrfc, SD_R_suspend, SD_R_hostunknown, SD_R_userunknown,
+		SD_R_norelaying, SD_R_blocked, SD_R_ratelimited, SD_R_policyviolation, SD_R_systemerror,
+		SD_R_networkerror,
 	};
 	static const sd_reasonset topics = (1ull << SD_R_virusdetected) | (1ull << SD_R_spamdetected) |
 					   (1ull << SD_R_authfailure) | (1ull << SD_R_policyviolation);
