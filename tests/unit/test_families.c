@@ -360,11 +360,44 @@ static void test_limits(void **state)
 	}
 }
 
+/* decode reads the words in its default mode; --reasons sisimai keeps the
+ * reference decoder's reading of the status (docs/reasons.md, "Modes"). */
+static const char *mode_reason(unsigned flags, char *out, size_t n)
+{
+	static const char dsn[] =
+		"From: MAILER-DAEMON@relay.example.com\nTo: sender@example.com\n"
+		"Subject: Undelivered Mail Returned to Sender\nMIME-Version: 1.0\n"
+		"Content-Type: multipart/report; report-type=delivery-status; boundary=\"f1\"\n\n"
+		"--f1\nContent-Type: text/plain\n\nYour message could not be delivered.\n\n"
+		"--f1\nContent-Type: message/delivery-status\n\nReporting-MTA: dns; relay.example.com\n\n"
+		"Final-Recipient: rfc822; user@example.org\nAction: failed\nStatus: 5.7.1\n"
+		"Remote-MTA: dns; mx.example.org\n"
+		"Diagnostic-Code: smtp; 554 5.7.1 Die Nachricht enth\xc3\xa4lt einen Virus\n\n--f1--\n";
+	smtpdiag_decoder *d = smtpdiag_decoder_new(flags);
+	smtpdiag_error err = { 0, "" };
+
+	assert_non_null(d);
+	assert_int_equal(smtpdiag_decode(d, dsn, strlen(dsn), NULL, &err), 1);
+	snprintf(out, n, "%s", smtpdiag_decoder_fact(d, 0)->reason);
+	smtpdiag_decoder_free(d);
+	return out;
+}
+
+static void test_modes(void **state)
+{
+	char r[32];
+
+	(void)state;
+	assert_string_equal(mode_reason(0, r, sizeof(r)), "virusdetected");
+	assert_string_equal(mode_reason(SMTPDIAG_DECODE_REASONS_SISIMAI, r, sizeof(r)), "securityerror");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matrix),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_modes),
 	};
 	return cmocka_run_group_tests_name("families", tests, NULL, NULL);
 }
