@@ -281,7 +281,7 @@ static sd_reasonset subject_excludes(const char *st)
  * names them, a storage, a size, a header or an address word before a block,
  * a block list or greylisting before a rate ("greylisted, please retry
  * later"). */
-static int family(const sd_evidence *ev, const sd_vd_why *w, sd_verdict *v)
+static int family(const sd_evidence *ev, const sd_matches *fm, sd_verdict *v)
 {
 	static const int order[] = {
 		SD_R_virusdetected, SD_R_authfailure, SD_R_spamdetected, SD_R_systemfull, SD_R_mailboxfull,
@@ -291,18 +291,18 @@ static int family(const sd_evidence *ev, const sd_vd_why *w, sd_verdict *v)
 	};
 	static const sd_reasonset topics = (1ull << SD_R_virusdetected) | (1ull << SD_R_spamdetected) |
 					   (1ull << SD_R_authfailure) | (1ull << SD_R_policyviolation);
-	sd_reasonset fam = w->src == SD_SRC_TEXT ? w->m.fam & ~subject_excludes(ev->status) : 0;
+	sd_reasonset fam = fm->fam & ~subject_excludes(ev->status);
 
 	/* without a code a topic states a failure only beside a word of refusal
 	 * or of detection (families.rules marks them as onhold and undefined) */
-	if (!ev->replycode && !ev->status[0] && !(w->m.fam & ((1ull << SD_R_onhold) | (1ull << SD_R_undefined))))
+	if (!ev->replycode && !ev->status[0] && !(fm->fam & ((1ull << SD_R_onhold) | (1ull << SD_R_undefined))))
 		fam &= ~topics;
 
 	for (size_t i = 0; fam && i < sizeof(order) / sizeof(order[0]); i++) {
 		int r = order[i];
 		if ((fam >> r) & 1) {
 			v->by = SD_BY_RULE;
-			step(v, "family:%s -> %s", sd_rule_where(w->m.ffirst[r]), sd_reason_name(r));
+			step(v, "family:%s -> %s", sd_rule_where(fm->ffirst[r]), sd_reason_name(r));
 			return r;
 		}
 	}
@@ -311,19 +311,25 @@ static int family(const sd_evidence *ev, const sd_vd_why *w, sd_verdict *v)
 
 #undef B
 
-/* r is what the reference order decided (onhold or undefined when nothing did). */
-static int no_rule_speaks(const sd_evidence *ev, const reading *rd, const sd_vd_why *w, int r, sd_verdict *v)
+/* r is what the reference order decided (onhold or undefined when nothing did).
+ * The word families are scanned here, when they are asked, and only then. */
+static int no_rule_speaks(sd_classifier *c, const sd_evidence *ev, const reading *rd, const sd_vd_why *w, int r,
+			  sd_verdict *v)
 {
 	int subject_only = decided(r) && by_subject_only(ev, w, r, v), f;
+	sd_matches fm;
 
 	if (decided(r) && !subject_only)
 		return r;
+	fm.fam = 0;
+	if (rd->words_when_silent && w->src == SD_SRC_TEXT && ev->textn)
+		sd_classify_families(c, ev->text, ev->textn, &fm);
 	if (!decided(r) && (f = reply_names(ev)) >= 0) {
 		v->by = SD_BY_REPLY;
 		step(v, "reply:%d -> %s", ev->replycode, sd_reason_name(f));
 		return f;
 	}
-	if (rd->words_when_silent && (f = family(ev, w, v)) >= 0)
+	if ((f = family(ev, &fm, v)) >= 0)
 		return f;
 	if (subject_only)
 		return r; /* the subject's own reading, already in the trail */
@@ -339,10 +345,10 @@ static int no_rule_speaks(const sd_evidence *ev, const reading *rd, const sd_vd_
 	}
 	v->by = SD_BY_OTHER;
 	f = ev->textn ? SD_R_onhold : SD_R_undefined;
-	if (rd->words_when_silent && f == SD_R_onhold && w->src == SD_SRC_TEXT && ((w->m.fam >> SD_R_onhold) & 1)) {
+	if (f == SD_R_onhold && ((fm.fam >> SD_R_onhold) & 1)) {
 		/* a word of refusal: a failure is stated, its reason is not */
 		v->by = SD_BY_RULE;
-		step(v, "family:%s (a refusal, no reason named) -> onhold", sd_rule_where(w->m.ffirst[SD_R_onhold]));
+		step(v, "family:%s (a refusal, no reason named) -> onhold", sd_rule_where(fm.ffirst[SD_R_onhold]));
 		return f;
 	}
 	step(v, "undecided -> %s", sd_reason_name(f));
@@ -493,7 +499,7 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, const reading 
 	 * status, the reply code or the MTA's action imply on their own */
 	if (vendor_reason(v) >= 0)
 		return sd_reason_index(v->vendor->reason);
-	return no_rule_speaks(ev, rd, &why, r, v);
+	return no_rule_speaks(c, ev, rd, &why, r, v);
 }
 
 /* ---- hard, retry, advice, who acts ---- */
