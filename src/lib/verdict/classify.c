@@ -204,17 +204,24 @@ static int on_match(unsigned id, unsigned long long from, unsigned long long to,
 	return 0;
 }
 
+/* Pattern id matched: its reason into set, and the first pattern of each reason. */
+static void note_first(unsigned id, sd_reasonset *set, unsigned short *first)
+{
+	sd_reasonset bit = (sd_reasonset)1 << sd_rules_reason[id];
+
+	if (!(*set & bit) || id < first[sd_rules_reason[id]])
+		first[sd_rules_reason[id]] = (unsigned short)id;
+	*set |= bit;
+}
+
 static int on_match_first(unsigned id, unsigned long long from, unsigned long long to,
 			  unsigned flags, void *ctx)
 {
 	sd_matches *m = ctx;
-	sd_reasonset bit = (sd_reasonset)1 << sd_rules_reason[id];
 	(void)from;
 	(void)to;
 	(void)flags;
-	if (!(m->set & bit) || id < m->first[sd_rules_reason[id]])
-		m->first[sd_rules_reason[id]] = (unsigned short)id;
-	m->set |= bit;
+	note_first(id, &m->set, m->first);
 	return 0;
 }
 
@@ -243,13 +250,10 @@ void sd_classify_matches(sd_classifier *c, const char *p, size_t n, sd_matches *
 static int on_family(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void *ctx)
 {
 	sd_matches *m = ctx;
-	sd_reasonset bit = (sd_reasonset)1 << sd_rules_reason[id];
 	(void)from;
 	(void)to;
 	(void)flags;
-	if (!(m->fam & bit) || id < m->ffirst[sd_rules_reason[id]])
-		m->ffirst[sd_rules_reason[id]] = (unsigned short)id;
-	m->fam |= bit;
+	note_first(id, &m->fam, m->ffirst);
 	return 0;
 }
 
