@@ -14,6 +14,7 @@ typedef struct row {
 	char recipient[FIELD], status[16], replycode[8], reason[32], feedbacktype[32], by[32], action[16];
 	char command[16];
 	int hardbounce;
+	int words; /* a word family decided (a "family:" step in the trail) */
 } row;
 
 typedef struct result {

@@ -173,12 +173,60 @@ static unsigned pattern_flags(void)
 	return HS_FLAG_CASELESS | HS_FLAG_DOTALL | HS_FLAG_SINGLEMATCH | HS_FLAG_ALLOWEMPTY;
 }
 
-static hs_database_t *compile_all(void)
+/* The word families (families.rules) are a database of their own, scanned
+ * only when no phrase decided (src/lib/verdict/engine.c). */
+static int is_family(unsigned i)
+{
+	const char *base = strrchr(pfile[i], '/');
+
+	return !strcmp(base ? base + 1 : pfile[i], "families.rules");
+}
+
+/* One database of the phrases (fam 0) or of the word families (fam 1); the
+ * ids are the patterns' global indexes. NULL with *none set when the set is
+ * empty. */
+static hs_database_t *compile_set(int fam, int *none)
 {
 	hs_database_t *db = NULL;
 	hs_compile_error_t *ce = NULL;
+	const char **sub = calloc(npats ? npats : 1, sizeof(char *));
 	unsigned *flags = calloc(npats ? npats : 1, sizeof(unsigned));
 	unsigned *ids = calloc(npats ? npats : 1, sizeof(unsigned));
+	hs_platform_info_t plat;
+	unsigned n = 0;
+
+	*none = 0;
+	if (!sub || !flags || !ids) {
+		fputs("rulegen: out of memory\n", stderr);
+		return NULL;
+	}
+	memset(&plat, 0, sizeof(plat));
+	plat.tune = HS_TUNE_FAMILY_GENERIC;
+	plat.cpu_features = 0;
+	for (unsigned i = 0; i < npats; i++)
+		if (is_family(i) == fam) {
+			sub[n] = pats[i];
+			flags[n] = pattern_flags();
+			ids[n++] = i;
+		}
+	if (!n)
+		*none = 1;
+	else if (hs_compile_multi(sub, flags, ids, n, HS_MODE_BLOCK, &plat, &db, &ce) != HS_SUCCESS) {
+		fprintf(stderr, "rulegen: %s\n", ce->message);
+		hs_free_compile_error(ce);
+		db = NULL;
+	}
+	free(sub);
+	free(flags);
+	free(ids);
+	return db;
+}
+
+/* Each pattern alone, for a precise error message. */
+static int check_all(void)
+{
+	hs_database_t *db = NULL;
+	hs_compile_error_t *ce = NULL;
 	hs_platform_info_t plat;
 
 	/* a generic target, so the database loads on any CPU of this architecture */
@@ -186,10 +234,7 @@ static hs_database_t *compile_all(void)
 	plat.tune = HS_TUNE_FAMILY_GENERIC;
 	plat.cpu_features = 0;
 	for (unsigned i = 0; i < npats; i++) {
-		flags[i] = pattern_flags();
-		ids[i] = i;
-		/* check each pattern alone for a precise error message */
-		if (hs_compile(pats[i], flags[i], HS_MODE_BLOCK, &plat, &db, &ce) != HS_SUCCESS) {
+		if (hs_compile(pats[i], pattern_flags(), HS_MODE_BLOCK, &plat, &db, &ce) != HS_SUCCESS) {
 			fprintf(stderr, "rulegen: %s:%d: %s\n", pfile[i], pline[i], ce->message);
 			hs_free_compile_error(ce);
 			errors++;
@@ -197,23 +242,15 @@ static hs_database_t *compile_all(void)
 			hs_free_database(db);
 		}
 	}
-	if (errors)
-		return NULL;
-	if (hs_compile_multi((const char *const *)pats, flags, ids, npats, HS_MODE_BLOCK, &plat, &db, &ce) != HS_SUCCESS) {
-		fprintf(stderr, "rulegen: %s\n", ce->message);
-		hs_free_compile_error(ce);
-		return NULL;
-	}
-	free(flags);
-	free(ids);
-	return db;
+	return errors ? -1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	hs_database_t *db;
-	char *bytes = NULL;
-	size_t len = 0;
+	hs_database_t *db, *fdb = NULL;
+	char *bytes = NULL, *fbytes = NULL;
+	size_t len = 0, flen = 0;
+	int none = 0;
 	FILE *o;
 	int rc = 0;
 	const char *out = gen_args(argc, argv, 1, "usage: rulegen -o OUT.c RULESDIR", &rc);
@@ -227,8 +264,15 @@ int main(int argc, char **argv)
 		fputs("rulegen: no patterns\n", stderr);
 		return 1;
 	}
-	db = compile_all();
+	if (check_all() < 0)
+		return 1;
+	db = compile_set(0, &none);
 	if (!db || hs_serialize_database(db, &bytes, &len) != HS_SUCCESS)
+		return 1;
+	fdb = compile_set(1, &none);
+	if (!fdb && !none)
+		return 1;
+	if (fdb && hs_serialize_database(fdb, &fbytes, &flen) != HS_SUCCESS)
 		return 1;
 	o = fopen(out, "w");
 	if (!o) {
@@ -258,8 +302,11 @@ int main(int argc, char **argv)
 	}
 	fputs("\t{ \"\", 0 }\n};\n", o);
 	gen_emit_db(o, "sd_rules", bytes, len);
+	gen_emit_db(o, "sd_fam", fbytes ? fbytes : "", flen);
 	fclose(o);
 	free(bytes);
+	free(fbytes);
 	hs_free_database(db);
+	hs_free_database(fdb);
 	return 0;
 }

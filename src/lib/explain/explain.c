@@ -676,9 +676,11 @@ static int states_failure(const query *q)
 		return 0;
 	decide(q, &v);
 	/* expired counts when a rule says the MTA gave up, not as the fallback
-	 * for a text that merely speaks of a delay */
-	return v.reason != SD_R_onhold && v.reason != SD_R_undefined &&
-	       (v.reason != SD_R_expired || v.by == SD_BY_RULE);
+	 * for a text that merely speaks of a delay; onhold when a word of refusal
+	 * states a failure whose reason no word names ("Delivery failed") */
+	if (v.reason == SD_R_onhold)
+		return v.by == SD_BY_RULE;
+	return v.reason != SD_R_undefined && (v.reason != SD_R_expired || v.by == SD_BY_RULE);
 }
 
 /* One or two tokens shaped like codes ("431", "5.1.1", "X.3.1", "552 4.3.1",

@@ -33,6 +33,9 @@ static const struct {
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static hs_database_t *db;
+/* the word families, loaded at their first use; NULL when there are none */
+static pthread_once_t fam_once = PTHREAD_ONCE_INIT;
+static hs_database_t *fdb;
 static int db_err;
 static int db_compiled;
 static int order_rank[SD_R_COUNT];
@@ -44,32 +47,65 @@ void sd_classify_force_compile(void)
 }
 
 struct sd_classifier {
-	hs_scratch_t *scratch;
+	hs_scratch_t *scratch; /* for the phrases, and the families once asked */
+	int fam;               /* 1: scratch serves the families, -1: it cannot */
 };
 
-static int compile_fallback(void)
+/* A pattern of rules/families.rules: a word family, weaker than a phrase. */
+static int family_rule(unsigned id)
+{
+	static const char f[] = "families.rules:";
+
+	return id < sd_rules_npatterns && !strncmp(sd_rules_where[id], f, sizeof(f) - 1);
+}
+
+/* The phrases' (fam 0) or the word families' (fam 1) database from the
+ * embedded pattern list, the ids being the patterns' indexes. */
+static int compile_set(int fam, hs_database_t **out)
 {
 	hs_compile_error_t *ce = NULL;
+	const char **sub = calloc(sd_rules_npatterns, sizeof(char *));
 	unsigned *flags = calloc(sd_rules_npatterns, sizeof(unsigned));
 	unsigned *ids = calloc(sd_rules_npatterns, sizeof(unsigned));
-	int rc;
+	unsigned n = 0;
+	int rc = HS_SUCCESS;
 
-	if (!flags || !ids) {
+	*out = NULL;
+	if (!sub || !flags || !ids) {
+		free(sub);
 		free(flags);
 		free(ids);
 		return SMTPDIAG_ENOMEM;
 	}
-	for (unsigned i = 0; i < sd_rules_npatterns; i++) {
-		flags[i] = sd_rules_flags;
-		ids[i] = i;
-	}
-	rc = hs_compile_multi(sd_rules_patterns, flags, ids, sd_rules_npatterns,
-			      HS_MODE_BLOCK, NULL, &db, &ce);
+	for (unsigned i = 0; i < sd_rules_npatterns; i++)
+		if (family_rule(i) == fam) {
+			sub[n] = sd_rules_patterns[i];
+			flags[n] = sd_rules_flags;
+			ids[n++] = i;
+		}
+	if (n)
+		rc = hs_compile_multi(sub, flags, ids, n, HS_MODE_BLOCK, NULL, out, &ce);
 	if (rc != HS_SUCCESS && ce)
 		hs_free_compile_error(ce);
+	free(sub);
 	free(flags);
 	free(ids);
 	return rc == HS_SUCCESS ? 0 : SMTPDIAG_EINVAL;
+}
+
+static int compile_fallback(void)
+{
+	return compile_set(0, &db);
+}
+
+static void load_families(void)
+{
+	if (!sd_fam_dblen)
+		return;
+	if (db_compiled || hs_deserialize_database((const char *)sd_fam_db, sd_fam_dblen, &fdb) != HS_SUCCESS) {
+		fdb = NULL;
+		compile_set(1, &fdb);
+	}
 }
 
 static void load(void)
@@ -168,17 +204,24 @@ static int on_match(unsigned id, unsigned long long from, unsigned long long to,
 	return 0;
 }
 
+/* Pattern id matched: its reason into set, and the first pattern of each reason. */
+static void note_first(unsigned id, sd_reasonset *set, unsigned short *first)
+{
+	sd_reasonset bit = (sd_reasonset)1 << sd_rules_reason[id];
+
+	if (!(*set & bit) || id < first[sd_rules_reason[id]])
+		first[sd_rules_reason[id]] = (unsigned short)id;
+	*set |= bit;
+}
+
 static int on_match_first(unsigned id, unsigned long long from, unsigned long long to,
 			  unsigned flags, void *ctx)
 {
 	sd_matches *m = ctx;
-	sd_reasonset bit = (sd_reasonset)1 << sd_rules_reason[id];
 	(void)from;
 	(void)to;
 	(void)flags;
-	if (!(m->set & bit) || id < m->first[sd_rules_reason[id]])
-		m->first[sd_rules_reason[id]] = (unsigned short)id;
-	m->set |= bit;
+	note_first(id, &m->set, m->first);
 	return 0;
 }
 
@@ -196,12 +239,38 @@ sd_reasonset sd_classify_scan(sd_classifier *c, const char *p, size_t n)
 
 void sd_classify_matches(sd_classifier *c, const char *p, size_t n, sd_matches *m)
 {
-	m->set = 0;
+	m->set = m->fam = 0;
 	if (!c || !p || !n)
 		return;
 	if (n > 0xffffffffu)
 		n = 0xffffffffu;
 	hs_scan(db, p, (unsigned)n, 0, c->scratch, on_match_first, m);
+}
+
+static int on_family(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void *ctx)
+{
+	sd_matches *m = ctx;
+	(void)from;
+	(void)to;
+	(void)flags;
+	note_first(id, &m->fam, m->ffirst);
+	return 0;
+}
+
+void sd_classify_families(sd_classifier *c, const char *p, size_t n, sd_matches *m)
+{
+	m->fam = 0;
+	if (!c || !p || !n)
+		return;
+	if (!c->fam) { /* the first time this classifier is asked */
+		pthread_once(&fam_once, load_families);
+		c->fam = fdb && hs_alloc_scratch(fdb, &c->scratch) == HS_SUCCESS ? 1 : -1;
+	}
+	if (c->fam < 0)
+		return;
+	if (n > 0xffffffffu)
+		n = 0xffffffffu;
+	hs_scan(fdb, p, (unsigned)n, 0, c->scratch, on_family, m);
 }
 
 const char *sd_rule_where(unsigned id)

@@ -43,16 +43,25 @@ void sd_classifier_free(sd_classifier *c);
  * than a scan); NULL when it cannot be made. Not to be freed. */
 sd_classifier *sd_classifier_thread(void);
 
-/* Which reasons' patterns match the text. */
+/* Which reasons' phrases match the text (the word families are not counted). */
 sd_reasonset sd_classify_scan(sd_classifier *c, const char *p, size_t n);
 
 /* The same, with the first pattern that matched for each reason (valid where
- * the reason's bit is set in set), for the evidence trail. */
+ * the reason's bit is set in set), for the evidence trail. The word families
+ * (rules/families.rules) are kept apart, in fam and ffirst, filled by
+ * sd_classify_families(): they speak only when no phrase, no status detail and
+ * no reply code of its own did. */
 typedef struct sd_matches {
 	sd_reasonset set;
 	unsigned short first[SD_R_COUNT];
+	sd_reasonset fam;
+	unsigned short ffirst[SD_R_COUNT];
 } sd_matches;
 void sd_classify_matches(sd_classifier *c, const char *p, size_t n, sd_matches *m);
+/* The word families (rules/families.rules, a database of their own) that
+ * occur in the text, into m->fam and m->ffirst; the phrases are left as they
+ * are. Scanned only when no phrase decided. */
+void sd_classify_families(sd_classifier *c, const char *p, size_t n, sd_matches *m);
 /* Where a pattern comes from: "recipient.rules:12". */
 const char *sd_rule_where(unsigned id);
 

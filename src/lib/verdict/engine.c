@@ -38,13 +38,14 @@ typedef struct reading {
 	int storage_is_system; /* X.3.1 with a "full" phrase is the system's storage */
 	int refusal_any_command; /* a recipient's refusal counts before DATA too */
 	int provider_codes;      /* a mailbox provider's own code decides over its words */
+	int words_when_silent; /* the word families read what no rule named */
 } reading;
 
 static reading reading_of(unsigned mode)
 {
 	int one = mode != SD_MODE_SISIMAI;
 
-	return (reading){ one, one, one, one, one };
+	return (reading){ one, one, one, one, one, one };
 }
 
 /* The evidence as the mode reads it: the default reads a delay notice by the
@@ -168,9 +169,23 @@ static void cite(sd_verdict *v, const sd_evidence *ev, const sd_vd_in *in, const
 		step(v, "status:%s -> %s", ev->status, sd_reason_name(r));
 }
 
+/* ---- when no rule speaks ----
+ *
+ * The postmaster's reading of a failure that no phrase, no provider row and no
+ * remote host named, in one place: a status whose detail names the failure
+ * decides (rules/status-reasons.tsv, asked in the reference order above), and
+ * so does a reply code with a meaning of its own (RFC 4954, RFC 7504, the
+ * syntax replies). A status that names only its subject (X.n.0, and X.7.1
+ * "delivery not authorized", RFC 3463 3.8) and the reply codes that say only
+ * that the action failed (421, 450-452, 550-554) are read by the word families
+ * of rules/families.rules that fit the subject; then by the subject (X.5.x a
+ * protocol error; in one attempt 4.3.x the receiving system, 4.4.x the network),
+ * then by the reply code (431/452 storage; in one attempt 421/451 the receiving
+ * system); a text with none of these is onhold. */
+
 /* Reply codes whose meaning is a reason of their own (RFC 5321, RFC 4954,
- * RFC 7504), asked only when nothing above decided. */
-static int reply_implies(const sd_evidence *ev)
+ * RFC 7504): they decide before the words. */
+static int reply_names(const sd_evidence *ev)
 {
 	int rc = ev->replycode;
 
@@ -182,6 +197,14 @@ static int reply_implies(const sd_evidence *ev)
 		return SD_R_syntaxerror;
 	if (rc == 553 && strcmp(ev->command, "RCPT") != 0)
 		return SD_R_rejected; /* mailbox name not allowed: the sender's */
+	return -1;
+}
+
+/* Reply codes that say only that the action failed, read after the words. */
+static int reply_class(const sd_evidence *ev)
+{
+	int rc = ev->replycode;
+
 	if (rc == 431 || rc == 452)
 		return SD_R_systemfull; /* insufficient system storage */
 	if ((rc == 421 || rc == 451) && ev->action == SD_EV_ATTEMPT)
@@ -194,7 +217,7 @@ static int reply_implies(const sd_evidence *ev)
  * attempt, a transient trouble of the mail system (4.3.x) or of the network
  * and routing (4.4.x) is the receiving system's or the path's. (A bounce or
  * a delay notice keeps the reference decoder's reading: a delay is expired.) */
-static int status_implies(const sd_evidence *ev)
+static int status_subject(const sd_evidence *ev)
 {
 	const char *s = ev->status;
 
@@ -209,6 +232,129 @@ static int status_implies(const sd_evidence *ev)
 	if (s[2] == '4')
 		return SD_R_networkerror;
 	return -1;
+}
+
+/* A status that names only its subject: detail 0, or X.7.1 (delivery not
+ * authorized, message refused: the generic refusal by policy). */
+static int status_generic(const char *s)
+{
+	return s[0] && s[1] == '.' && s[2] && s[3] == '.' && (!strcmp(s + 4, "0") || !strcmp(s + 2, "7.1"));
+}
+
+/* The reference order took r from the status alone, and the status names only
+ * its subject: the status-reasons row of a generic status, or the class
+ * default of an X.6.x or X.7.x status no row names. */
+static int by_subject_only(const sd_evidence *ev, const sd_vd_why *w, int r, const sd_verdict *v)
+{
+	const char *st = ev->status;
+
+	if (v->by != SD_BY_STATUS || w->src != SD_SRC_TEXT || !st[0] || st[1] != '.')
+		return 0;
+	if (w->sname == r)
+		return status_generic(st);
+	return w->sname < 0 && ((r == SD_R_securityerror && st[2] == '7') || (r == SD_R_contenterror && st[2] == '6'));
+}
+
+#define B(r) (1ull << SD_R_##r)
+
+/* The families a status's subject rules out (RFC 3463 3.1): an address status
+ * is not about the content, a network one not about the mailbox ... */
+static sd_reasonset subject_excludes(const char *st)
+{
+	static const sd_reasonset content = B(spamdetected) | B(virusdetected) | B(policyviolation) | B(emailtoolarge);
+
+	if (!st[0] || st[1] != '.')
+		return 0;
+	switch (st[2]) {
+	case '1': return content | B(mailboxfull) | B(systemfull);
+	case '2': /* X.2.x: the mailbox exists (RFC 3463 3.3) */
+		return B(userunknown) | B(hostunknown) | B(norelaying) | B(systemfull);
+	case '3': return B(userunknown) | B(hostunknown) | B(suspend) | B(mailboxfull);
+	case '4': return content | B(mailboxfull) | B(suspend) | B(userunknown);
+	case '5': return B(mailboxfull) | B(suspend) | B(userunknown) | B(hostunknown) | B(spamdetected) | B(virusdetected);
+	case '6': return B(userunknown) | B(hostunknown) | B(suspend) | B(mailboxfull) | B(norelaying) | B(systemfull);
+	case '7': return B(mailboxfull) | B(systemfull);
+	default: return 0;
+	}
+}
+
+/* The word family that speaks, the most specific first: a virus before the
+ * spam it travels in, SPF/DKIM/DMARC before the block or the policy that
+ * names them, a storage, a size, a header or an address word before a block,
+ * a block list or greylisting before a rate ("greylisted, please retry
+ * later"). */
+static int family(const sd_evidence *ev, const sd_matches *fm, sd_verdict *v)
+{
+	static const int order[] = {
+		SD_R_virusdetected, SD_R_authfailure, SD_R_spamdetected, SD_R_systemfull, SD_R_mailboxfull,
+		SD_R_emailtoolarge, SD_R_notcompliantrfc, SD_R_suspend, SD_R_hostunknown, SD_R_userunknown,
+		SD_R_norelaying, SD_R_blocked, SD_R_ratelimited, SD_R_policyviolation, SD_R_systemerror,
+		SD_R_networkerror,
+	};
+	static const sd_reasonset topics = (1ull << SD_R_virusdetected) | (1ull << SD_R_spamdetected) |
+					   (1ull << SD_R_authfailure) | (1ull << SD_R_policyviolation);
+	sd_reasonset fam = fm->fam & ~subject_excludes(ev->status);
+
+	/* without a code a topic states a failure only beside a word of refusal
+	 * or of detection (families.rules marks them as onhold and undefined) */
+	if (!ev->replycode && !ev->status[0] && !(fm->fam & ((1ull << SD_R_onhold) | (1ull << SD_R_undefined))))
+		fam &= ~topics;
+
+	for (size_t i = 0; fam && i < sizeof(order) / sizeof(order[0]); i++) {
+		int r = order[i];
+		if ((fam >> r) & 1) {
+			v->by = SD_BY_RULE;
+			step(v, "family:%s -> %s", sd_rule_where(fm->ffirst[r]), sd_reason_name(r));
+			return r;
+		}
+	}
+	return -1;
+}
+
+#undef B
+
+/* r is what the reference order decided (onhold or undefined when nothing did).
+ * The word families are scanned here, when they are asked, and only then. */
+static int no_rule_speaks(sd_classifier *c, const sd_evidence *ev, const reading *rd, const sd_vd_why *w, int r,
+			  sd_verdict *v)
+{
+	int subject_only = decided(r) && by_subject_only(ev, w, r, v), f;
+	sd_matches fm;
+
+	if (decided(r) && !subject_only)
+		return r;
+	fm.fam = 0;
+	if (rd->words_when_silent && w->src == SD_SRC_TEXT && ev->textn)
+		sd_classify_families(c, ev->text, ev->textn, &fm);
+	if (!decided(r) && (f = reply_names(ev)) >= 0) {
+		v->by = SD_BY_REPLY;
+		step(v, "reply:%d -> %s", ev->replycode, sd_reason_name(f));
+		return f;
+	}
+	if ((f = family(ev, &fm, v)) >= 0)
+		return f;
+	if (subject_only)
+		return r; /* the subject's own reading, already in the trail */
+	v->by = SD_BY_STATUS;
+	if ((f = status_subject(ev)) >= 0) {
+		step(v, "status:%s (X.%c.x) -> %s", ev->status, ev->status[2], sd_reason_name(f));
+		return f;
+	}
+	v->by = SD_BY_REPLY;
+	if ((f = reply_class(ev)) >= 0) {
+		step(v, "reply:%d -> %s", ev->replycode, sd_reason_name(f));
+		return f;
+	}
+	v->by = SD_BY_OTHER;
+	f = ev->textn ? SD_R_onhold : SD_R_undefined;
+	if (f == SD_R_onhold && ((fm.fam >> SD_R_onhold) & 1)) {
+		/* a word of refusal: a failure is stated, its reason is not */
+		v->by = SD_BY_RULE;
+		step(v, "family:%s (a refusal, no reason named) -> onhold", sd_rule_where(fm.ffirst[SD_R_onhold]));
+		return f;
+	}
+	step(v, "undecided -> %s", sd_reason_name(f));
+	return f;
 }
 
 static void lowercase(const sd_evidence *ev, sd_vd_in *in, char *buf)
@@ -226,10 +372,9 @@ static void lowercase(const sd_evidence *ev, sd_vd_in *in, char *buf)
 	in->diagn = n;
 }
 
-static int reference_reason(sd_classifier *c, const sd_evidence *ev, const reading *rd, sd_verdict *v)
+static int reference_reason(sd_classifier *c, const sd_evidence *ev, const reading *rd, sd_verdict *v, sd_vd_why *w)
 {
 	char lc[SD_VD_TEXT_MAX];
-	sd_vd_why why;
 	sd_vd_in in;
 	int r;
 
@@ -248,10 +393,10 @@ static int reference_reason(sd_classifier *c, const sd_evidence *ev, const readi
 	in.destination = ev->destination;
 	in.refusal_any_command = rd->refusal_any_command;
 	in.provider_codes = rd->provider_codes;
-	r = sd_vd_reason(c, &in, &why);
-	cite(v, ev, &in, &why, r);
-	if (why.src == SD_SRC_RHOST && why.advice >= 0)
-		v->host_advice = why.advice;
+	r = sd_vd_reason(c, &in, w);
+	cite(v, ev, &in, w, r);
+	if (w->src == SD_SRC_RHOST && w->advice >= 0)
+		v->host_advice = w->advice;
 	return r;
 }
 
@@ -333,6 +478,7 @@ static int vendor_reason(sd_verdict *v)
 static int decide_reason(sd_classifier *c, const sd_evidence *ev, const reading *rd, sd_verdict *v,
 			 const sd_user_hit *h)
 {
+	sd_vd_why why;
 	int r = user_reason(h, v);
 
 	if (r >= 0)
@@ -346,7 +492,7 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, const reading 
 		step(v, "action:delivered -> delivered");
 		return SD_R_delivered;
 	}
-	r = reference_reason(c, ev, rd, v);
+	r = reference_reason(c, ev, rd, v, &why);
 	if (rd->storage_is_system && r == SD_R_mailboxfull && ev->status[0] && !strncmp(ev->status + 1, ".3.1", 5)) {
 		/* X.3.1 is the mail system's storage (RFC 3463 3.4), not a quota:
 		 * "431 4.3.1 STOREDRV; mailbox disk is full" is the server's disk */
@@ -359,22 +505,7 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, const reading 
 	 * status, the reply code or the MTA's action imply on their own */
 	if (vendor_reason(v) >= 0)
 		return sd_reason_index(v->vendor->reason);
-	if (decided(r))
-		return r;
-	v->by = SD_BY_STATUS;
-	if ((r = status_implies(ev)) >= 0) {
-		step(v, "status:%s (X.%c.x) -> %s", ev->status, ev->status[2], sd_reason_name(r));
-		return r;
-	}
-	v->by = SD_BY_REPLY;
-	if ((r = reply_implies(ev)) >= 0) {
-		step(v, "reply:%d -> %s", ev->replycode, sd_reason_name(r));
-		return r;
-	}
-	v->by = SD_BY_OTHER;
-	r = ev->textn ? SD_R_onhold : SD_R_undefined;
-	step(v, "undecided -> %s", sd_reason_name(r));
-	return r;
+	return no_rule_speaks(c, ev, rd, &why, r, v);
 }
 
 /* ---- hard, retry, advice, who acts ---- */

@@ -356,7 +356,7 @@ int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in, sd_vd_why *why)
 	if (!why)
 		why = &local;
 	why->sname = -1;
-	why->m.set = 0;
+	why->m.set = why->m.fam = 0;
 	why->advice = -1;
 	why->src = SD_SRC_HINT;
 	if (in->reason >= 0 && !sd_vd_retried(in->reason))

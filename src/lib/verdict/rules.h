@@ -19,6 +19,8 @@ extern const unsigned char sd_rules_order[];   /* reason priority, first wins */
 extern const int sd_rules_nstatus;
 extern const sd_status_reason sd_rules_status[];
 extern const size_t sd_rules_dblen;
-extern const unsigned char sd_rules_db[];      /* serialized database */
+extern const unsigned char sd_rules_db[];      /* serialized database of the phrases */
+extern const size_t sd_fam_dblen;               /* 0: no word families */
+extern const unsigned char sd_fam_db[];        /* serialized database of rules/families.rules */
 
 #endif
