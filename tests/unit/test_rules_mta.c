@@ -34,6 +34,8 @@ static const row mta[] = {
 	{ "450 4.1.2 <ann@nosuch.example.net>: Recipient address rejected: Domain not found", "hostunknown", 1, "retry" },
 	/* OpenSMTPD mta.c, no reply quoted */
 	{ "Domain does not accept mail", "notaccept", 0, "suppress-recipient" },
+	{ "Invalid domain name", "hostunknown", 0, "suppress-recipient" },
+	{ "501 5.5.4 EHLO: Invalid domain name", "syntaxerror", 0, "fix-sender-config" },
 	{ "No MX found for domain", "networkerror", 1, "retry" },
 	{ "No MX found for destination", "networkerror", 1, "retry" },
 	{ "Destination seem to reject all mails", "networkerror", 1, "retry" },
