@@ -84,7 +84,8 @@ static const row nocode[] = {
 	{ "Temporary failure in MX lookup", "networkerror" },
 	{ "No valid route to remote MX", "networkerror" },
 	{ "Envelope expired", "expired" },
-	{ "Destination seem to reject all mails", "notaccept" },
+	/* every MX refused at the SMTP level: a temporary failure of the relay, no null MX */
+	{ "Destination seem to reject all mails", "networkerror" },
 	/* Exchange / Microsoft 365, Gmail, Amazon SES */
 	{ "554 5.4.4 SMTPSEND.DNS.NonExistentDomain; nonexistent domain", "hostunknown" },
 	{ "554 5.4.4 SMTPSEND.DNS.MxLoopback; DNS records for the domain are configured in a loop", "systemerror" },

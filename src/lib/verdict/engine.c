@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <strings.h>
 
 /* ---- the trail ---- */
 
@@ -604,12 +605,44 @@ static void sender_policy(const sd_evidence *ev, const sd_status *st, sd_verdict
 /* A permanent refusal (a 5xx reply or a 5.x.x status) for a fault of the
  * receiving system or its routing (its directory, store, configuration, a
  * loop) that names its status: retrying the same message does not clear it; its admin must act. */
+/* The text names a mail loop ("loops back to myself", "forwarding loop",
+ * "Loop detected", "is looping"): the word, not "loopback" or "sloop". */
+static int letter(char c)
+{
+	return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+}
+
+static int names_loop(const char *t, size_t n)
+{
+	static const char *const tails[] = { "", "s", "ing", "ed" };
+	const char *p = t, *end = t + n;
+
+	while ((p = sd_memcasemem(p, (size_t)(end - p), "loop", 4)) != NULL) {
+		const char *q = p + 4;
+
+		for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+			size_t k = strlen(tails[i]);
+
+			if ((p == t || !letter(p[-1])) && (size_t)(end - q) >= k && !strncasecmp(q, tails[i], k) &&
+			    (q + k == end || !letter(q[k])))
+				return 1;
+		}
+		p = q;
+	}
+	return 0;
+}
+
 static int receiver_fault_permanent(const sd_evidence *ev, int r)
 {
 	if (r != SD_R_systemerror && r != SD_R_networkerror)
 		return 0;
 	if (ev->replycode)
 		return ev->replycode / 100 == 5;
+	/* a loop the sending MTA found itself (no reply, no status): the same
+	 * message loops again however often it is sent (RFC 5321 6.3); a DSN
+	 * writer's 5.0.0 beside it says no more than the class */
+	if ((!ev->status[0] || !strcmp(ev->status, "5.0.0")) && ev->textn && names_loop(ev->text, ev->textn))
+		return 1;
 	/* 5.0.0 is what a DSN writer puts for any failure: it does not say the
 	 * receiving side refused for good */
 	return ev->status[0] == '5' && ev->status[1] == '.' && strcmp(ev->status + 1, ".0.0") != 0;
