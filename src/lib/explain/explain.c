@@ -21,7 +21,6 @@ typedef struct query {
 	sd_str text;       /* reply text or whole pasted text */
 	sd_str engine_text;/* the failure text the verdict engine reads ("550 5.1.1 ...") */
 	sd_str recipient;
-	int reason;        /* -1 none */
 	int from_message;  /* facts came from the decoder */
 	sd_verdict decoded; /* then the verdict decode gave them */
 	const smtpdiag_rules *rules; /* the user's, asked first; NULL when none */
@@ -226,7 +225,6 @@ static int parse_file_query(explain_obj *o, sd_str s, query *q)
 		if (f->deliverystatus[0])
 			sd_status_parse(f->deliverystatus, strlen(f->deliverystatus), &q->st);
 		q->recipient = (sd_str){ f->recipient, strlen(f->recipient) };
-		q->reason = sd_reason_index(f->reason);
 		q->recipient.p = sd_arena_strndup(&o->arena, q->recipient.p, q->recipient.n);
 		q->text.p = sd_arena_strndup(&o->arena, q->text.p, q->text.n);
 		q->engine_text = q->text;
@@ -519,7 +517,6 @@ static void decide(const query *q, sd_verdict *v)
 	in.status = has_st ? q->st.text : "";
 	if (in.textn) /* a reply as an MTA got it; a bare code was never sent */
 		in.action = SD_STR("reply");
-	in.hint = q->reason;
 	if (at) { /* the recipient's domain, for a user rule's domain= only */
 		sd_strlcpy(dom, at + 1, q->recipient.n - (size_t)(at + 1 - q->recipient.p), sizeof(dom));
 		in.domain = dom;
@@ -766,7 +763,6 @@ int smtpdiag_explain_with_rules(const char *p, size_t len, int mode, const smtpd
 	sd_arena_init(&o->arena);
 	sd_buf_init(&o->text);
 	memset(&q, 0, sizeof(q));
-	q.reason = -1;
 	q.rules = rules;
 	if (mode == SMTPDIAG_EXPLAIN_AUTO)
 		mode = looks_like_codes((sd_str){ p, len }) ? SMTPDIAG_EXPLAIN_CODE : SMTPDIAG_EXPLAIN_TEXT;
@@ -778,7 +774,7 @@ int smtpdiag_explain_with_rules(const char *p, size_t len, int mode, const smtpd
 		seterr(err, SMTPDIAG_ENOMEM, "out of memory");
 	else if (rc == 0 && !q.from_message) /* no bounce the decoder reads: the text must be text */
 		rc = check_input(p, len, 1, err);
-	if (rc == 0 && mode != SMTPDIAG_EXPLAIN_CODE && !q.replycode && !q.st.text[0] && q.reason < 0 &&
+	if (rc == 0 && mode != SMTPDIAG_EXPLAIN_CODE && !q.replycode && !q.st.text[0] && !q.from_message &&
 	    !states_failure(&q)) {
 		seterr(err, SMTPDIAG_ENOTFOUND, "nothing to explain: no SMTP reply code, enhanced status or known failure text found");
 		rc = SMTPDIAG_ENOTFOUND;
