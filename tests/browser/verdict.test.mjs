@@ -80,16 +80,24 @@ after(async () => {
 
 test('every failure code page opens with a failure banner that agrees with the API', async () => {
 	const page = await newPage(withJs);
-	const allowed = new Map((await json('/api/v1/codes')).map((c) => [c.code, c.allowed]));
+	const all = await json('/api/v1/codes');
+	const allowed = new Map(all.map((c) => [c.code, c.allowed]));
 	await page.goto(base + '/');
 	const codes = await page.locator('#codes li a').evaluateAll((as) => as.map((a) => decodeURIComponent(a.getAttribute('href').slice(6))));
 	assert.ok(codes.length >= 130, `the index links to ${codes.length} codes`);
+	// every page serve has: the index links to each code of the API's list, once
+	assert.deepEqual([...codes].sort(), all.map((c) => c.code).sort());
+	// the failure pages: every 4xx and 5xx reply code, every X.Y.Z status not of success only
+	const failing = all.filter((c) => /^[45]/.test(c.code) || (/^X\./.test(c.code) && c.allowed !== '2')).map((c) => c.code);
 	const wrong = [];
+	const opened = new Set();
 	let failures = 0;
 	for (const code of codes) {
 		const v = await json('/api/v1/explain?q=' + encodeURIComponent(code));
 		const k = kind(v, allowed.get(code));
-		await page.goto(base + '/code/' + code);
+		const r = await page.goto(base + '/code/' + code);
+		assert.equal(r.status(), 200, `/code/${code}`);
+		opened.add(code);
 		const head = await page.locator('#verdict .v-head').innerText();
 		const facts = await page.locator('#verdict .v-facts').innerText();
 		if (k !== 'ok') failures++;
@@ -101,6 +109,8 @@ test('every failure code page opens with a failure banner that agrees with the A
 			wrong.push(`${code}: suppress disagrees with advice ${v.advice}`);
 	}
 	assert.ok(failures >= 120, `${failures} failure pages`);
+	assert.equal(failures, failing.length, 'each 4xx, 5xx and X.Y.Z page reads as a failure');
+	assert.ok(opened.size === codes.length && failing.every((c) => opened.has(c)), 'every failure page was opened');
 	assert.deepEqual(wrong, []);
 	for (const code of ['531', 'X.1.1']) {
 		await page.goto(base + '/code/' + code);

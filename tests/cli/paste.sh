@@ -2,7 +2,7 @@
 # Bounce bodies pasted without their header fields, as people copy them out of a
 # mail client (tests/fixtures/paste/, table expected.tsv): decode, explain --file
 # and serve's /api/v1/decode and /analyze read the same recipient, reply code,
-# status, class and reason in each. Text without headers that is no bounce stays
+# status, class and reason in each; explain --file's trail is decode's. Text without headers that is no bounce stays
 # an error.
 . "$(dirname "$0")/lib.sh"
 
@@ -13,6 +13,11 @@ trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 # val KEY FILE: the first string value of KEY in a JSON text
 val() {
 	grep -o "\"$1\":\"[^\"]*\"" "$2" | head -1 | sed "s/^\"$1\":\"//; s/\"\$//"
+}
+
+# trail_of FILE: the evidence list of the first JSON answer in FILE
+trail_of() {
+	grep -o '"evidence":\[[^]]*\]' "$1" | head -1
 }
 
 class_of() {
@@ -41,8 +46,12 @@ while IFS='	' read -r file rcpt code status class reason; do
 	f="$D/$file"
 	"$BIN" decode "$f" >"$TMP/out" 2>"$TMP/err"
 	check decode "$file" deliverystatus "$(class_of "$(val deliverystatus "$TMP/out")")"
+	trail=$(trail_of "$TMP/out")
 	"$BIN" explain --file "$f" --json >"$TMP/out" 2>"$TMP/err"
 	check "explain --file" "$file" status "$(val class "$TMP/out")"
+	n=$((n + 1))
+	if [ -n "$trail" ] && [ "$(trail_of "$TMP/out")" = "$trail" ]; then echo "ok $n - explain --file: decode's trail: $file"
+	else echo "not ok $n - explain --file: $file: trail $(trail_of "$TMP/out"), decode's $trail"; fi
 	curl -s --max-time 10 -H 'Content-Type: message/rfc822' --data-binary "@$f" "$U/api/v1/decode" \
 		>"$TMP/out" 2>"$TMP/err"
 	check "/api/v1/decode" "$file" deliverystatus "$(class_of "$(val deliverystatus "$TMP/out")")"

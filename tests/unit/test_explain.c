@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -266,6 +267,33 @@ static void test_limit(void **state)
 	free(big);
 }
 
+/* An email with a stray NUL byte is read by the decoder, so explain --file
+ * reads it too; the same bytes as reply text, or binary that is no email,
+ * stay refused. */
+static void test_file_with_nul(void **state)
+{
+	FILE *fp = fopen("tests/fixtures/decode/dsn-single.eml", "rb");
+	static char buf[1 << 16];
+	static const char junk[] = "\0\1\2\3 not an email \0\0";
+	smtpdiag_explanation *e = NULL;
+	smtpdiag_error err = { 0, "" };
+	size_t n;
+
+	(void)state;
+	assert_non_null(fp);
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	assert_true(n > 200);
+	buf[n - 2] = '\0'; /* in the last line, the closing boundary's */
+	assert_int_equal(smtpdiag_explain(buf, n, SMTPDIAG_EXPLAIN_FILE, &e, &err), 0);
+	assert_string_equal(e->reason, "userunknown");
+	assert_string_equal(e->status, "5.1.1");
+	smtpdiag_explanation_free(e);
+	assert_int_equal(smtpdiag_explain(buf, n, SMTPDIAG_EXPLAIN_TEXT, &e, &err), SMTPDIAG_EINVAL);
+	assert_int_equal(smtpdiag_explain(junk, sizeof(junk) - 1, SMTPDIAG_EXPLAIN_FILE, &e, &err), SMTPDIAG_EINVAL);
+	assert_non_null(strstr(err.message, "binary"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_vendor_row_leads),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_limit),
+		cmocka_unit_test(test_file_with_nul),
 	};
 	return cmocka_run_group_tests_name("explain", tests, NULL, NULL);
 }

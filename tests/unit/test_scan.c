@@ -378,6 +378,28 @@ static void test_commands(void **state)
 		assert_string_equal(sd_sl_command((sd_str){ t[i].in, strlen(t[i].in) }), t[i].want);
 }
 
+/* A local delivery agent's report is its diagnostic whole, as its DSN gives
+ * it (X-Postfix; TEXT): a program's "Remote host said: 553 ..." inside it
+ * gives the codes, not the text the verdict reads. */
+static void test_local_words(void **state)
+{
+	static const char line[] =
+		"Mar  3 09:00:00 relay postfix/pipe[2101]: 3F2A1B2C3D: to=<user@example.org>, relay=relayer, "
+		"delay=1.2, delays=0.1/0/0.5/0.6, dsn=5.7.1, status=bounced (Connected to 192.0.2.7 but sender "
+		"was rejected. Remote host said: 553 sorry, your envelope sender has been denied (#5.7.1))";
+	smtpdiag_scanner *s = smtpdiag_scanner_new(SMTPDIAG_SCAN_UTC);
+	const smtpdiag_logrec *r;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(smtpdiag_scan_line(s, line, strlen(line)), 1);
+	r = smtpdiag_scanner_rec(s, 0);
+	assert_string_equal(r->replycode, "553");
+	assert_string_equal(r->status, "5.7.1");
+	assert_non_null(strstr(r->diagnosticcode, "Connected to 192.0.2.7 but sender was rejected"));
+	smtpdiag_scanner_free(s);
+}
+
 /* ---- output ---- */
 
 static void test_json(void **state)
@@ -417,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_localtime),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_commands),
+		cmocka_unit_test(test_local_words),
 		cmocka_unit_test(test_json),
 	};
 

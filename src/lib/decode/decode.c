@@ -147,6 +147,7 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 	}
 	d->nfacts = 0;
 	d->facts = NULL;
+	d->verdicts = NULL;
 	sd_arena_reset(&d->arena);
 	seterr(err, 0, "");
 	if (!msg || !len) {
@@ -194,14 +195,16 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 		return SMTPDIAG_EPARSE;
 	}
 	d->facts = sd_arena_alloc(c.a, sizeof(smtpdiag_fact) * (c.nrcpt ? c.nrcpt : 1));
-	if (!d->facts) {
+	d->verdicts = d->keep_verdicts ? sd_arena_alloc(c.a, sizeof(sd_verdict) * (c.nrcpt ? c.nrcpt : 1)) : NULL;
+	if (!d->facts || (d->keep_verdicts && !d->verdicts)) {
 		seterr(err, SMTPDIAG_ENOMEM, "out of memory");
 		return SMTPDIAG_ENOMEM;
 	}
 	if (c.nrcpt)
 		sd_ctx_find_original(&c, SD_NULLSTR);
 	for (size_t i = 0; i < c.nrcpt; i++) {
-		sd_fact_fill(&c, &c.rcpts[i], &d->facts[d->nfacts], origin);
+		sd_fact_fill(&c, &c.rcpts[i], &d->facts[d->nfacts], origin,
+			     d->verdicts ? &d->verdicts[d->nfacts] : NULL);
 		if (want(&c, &c.rcpts[i], &d->facts[d->nfacts]))
 			d->nfacts++;
 	}
@@ -266,24 +269,29 @@ void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out)
 
 static _Thread_local smtpdiag_decoder *peek_dec;
 
-int sd_decode_peek(const char *p, size_t n, const smtpdiag_fact **f)
+int sd_decode_peek(const char *p, size_t n, const smtpdiag_rules *rules, const smtpdiag_fact **f,
+		   const sd_verdict **v)
 {
-	int rc;
+	int rc, k = 0;
 
 	*f = NULL;
+	*v = NULL;
 	if (!peek_dec)
 		peek_dec = smtpdiag_decoder_new(0);
 	if (!peek_dec)
 		return SMTPDIAG_ENOMEM;
+	peek_dec->keep_verdicts = 1;
+	if (rules && (rc = smtpdiag_decoder_set_rules(peek_dec, rules)) < 0)
+		return rc;
 	rc = smtpdiag_decode(peek_dec, p, n, NULL, NULL);
 	if (rc <= 0)
 		return rc;
-	for (int i = 0; i < rc; i++)
-		if (peek_dec->facts[i].deliverystatus[0] >= '4') {
-			*f = &peek_dec->facts[i];
-			return rc;
-		}
-	*f = &peek_dec->facts[0];
+	while (k < rc && peek_dec->facts[k].deliverystatus[0] < '4')
+		k++;
+	if (k == rc)
+		k = 0;
+	*f = &peek_dec->facts[k];
+	*v = &peek_dec->verdicts[k];
 	return rc;
 }
 

@@ -101,7 +101,7 @@ static void give_facts(ev_run *r, sd_ctx *c, const sd_esp_ev *e)
 
 	for (size_t i = 0; i < c->nrcpt; i++) {
 		set_raw(c, &c->rcpts[i]);
-		sd_fact_fill(c, &c->rcpts[i], &f, r->origin);
+		sd_fact_fill(c, &c->rcpts[i], &f, r->origin, NULL);
 		f.esp = e->esp;
 		f.esp_event = type ? type : "";
 		if (e->time) {

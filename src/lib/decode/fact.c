@@ -510,7 +510,7 @@ static const char *make_token(sd_arena *a, const smtpdiag_fact *f)
 	return out;
 }
 
-void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *origin)
+void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *origin, sd_verdict *vout)
 {
 	fact_work w;
 	sd_verdict v;
@@ -536,4 +536,6 @@ void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *ori
 		f->origin = "";
 	set_time(c, r, f);
 	f->token = make_token(c->a, f);
+	if (vout)
+		*vout = v;
 }

@@ -4,8 +4,10 @@
 
 #include "bounce/ctx.h"
 #include "bounce/dsnutil.h"
+#include "verdict/engine.h"
 
-/* Fill f from r and the message context c. Strings live in c->a. */
-void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *origin);
+/* Fill f from r and the message context c. Strings live in c->a. v (may be
+ * NULL) gets the engine's verdict that f was copied from. */
+void sd_fact_fill(sd_ctx *c, const sd_rcpt *r, smtpdiag_fact *f, const char *origin, sd_verdict *v);
 
 #endif

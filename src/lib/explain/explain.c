@@ -21,9 +21,8 @@ typedef struct query {
 	sd_str text;       /* reply text or whole pasted text */
 	sd_str engine_text;/* the failure text the verdict engine reads ("550 5.1.1 ...") */
 	sd_str recipient;
-	int reason;        /* -1 none */
 	int from_message;  /* facts came from the decoder */
-	const char *decoded_status; /* decoder's status when the text had none */
+	sd_verdict decoded; /* then the verdict decode gave them */
 	const smtpdiag_rules *rules; /* the user's, asked first; NULL when none */
 } query;
 
@@ -197,28 +196,40 @@ static int parse_text_query(explain_obj *o, sd_str s, query *q)
 	return 0;
 }
 
+/* The three digits of a decoded reply code, 0 when there are none. */
+static int code_of(const char *rc)
+{
+	if (!sd_isdigit((unsigned char)rc[0]) || !sd_isdigit((unsigned char)rc[1]) ||
+	    !sd_isdigit((unsigned char)rc[2]) || rc[3])
+		return 0;
+	return (rc[0] - '0') * 100 + (rc[1] - '0') * 10 + (rc[2] - '0');
+}
+
+/* A pasted email or bounce body the decoder reads: its fact's codes and
+ * recipient and the verdict decode gave it, by decode's own path (the same
+ * evidence, the same funnel, the same trail). Anything else is text. */
 static int parse_file_query(explain_obj *o, sd_str s, query *q)
 {
 	const smtpdiag_fact *f;
+	const sd_verdict *v;
 
-	if (sd_decode_peek(s.p, s.n, &f) > 0 && f) {
+	if (sd_decode_peek(s.p, s.n, q->rules, &f, &v) > 0 && f && v) {
 		sd_str d = { f->diagnosticcode, strlen(f->diagnosticcode) };
 		q->from_message = 1;
+		if (sd_verdict_keep(&o->arena, v, &q->decoded) < 0) {
+			sd_decode_peek_done();
+			return SMTPDIAG_ENOMEM;
+		}
 		q->text = d.n ? d : s;
-		take_found(d.p, d.n, q);
-		if (!q->replycode && sd_isdigit((unsigned char)f->replycode[0]) &&
-		    sd_isdigit((unsigned char)f->replycode[1]) && sd_isdigit((unsigned char)f->replycode[2]))
-			q->replycode = (f->replycode[0] - '0') * 100 + (f->replycode[1] - '0') * 10 +
-				       (f->replycode[2] - '0'); /* the decoder's three digits */
-		if (!q->st.text[0] && f->deliverystatus[0])
+		q->replycode = code_of(f->replycode);
+		if (f->deliverystatus[0])
 			sd_status_parse(f->deliverystatus, strlen(f->deliverystatus), &q->st);
 		q->recipient = (sd_str){ f->recipient, strlen(f->recipient) };
-		q->reason = sd_reason_index(f->reason);
 		q->recipient.p = sd_arena_strndup(&o->arena, q->recipient.p, q->recipient.n);
 		q->text.p = sd_arena_strndup(&o->arena, q->text.p, q->text.n);
 		q->engine_text = q->text;
 		sd_decode_peek_done();
-		return 0;
+		return q->recipient.p && q->text.p ? 0 : SMTPDIAG_ENOMEM;
 	}
 	sd_decode_peek_done();
 	q->text = q->engine_text = sd_trim(s);
@@ -501,6 +512,10 @@ static void decide(const query *q, sd_verdict *v)
 	sd_evidence ev;
 	sd_facts in;
 
+	if (q->from_message) { /* decided once, on decode's path */
+		*v = q->decoded;
+		return;
+	}
 	sd_facts_init(&in);
 	in.replycode = q->replycode;
 	in.text = q->engine_text.p;
@@ -508,7 +523,6 @@ static void decide(const query *q, sd_verdict *v)
 	in.status = has_st ? q->st.text : "";
 	if (in.textn) /* a reply as an MTA got it; a bare code was never sent */
 		in.action = SD_STR("reply");
-	in.hint = q->reason;
 	if (at) { /* the recipient's domain, for a user rule's domain= only */
 		sd_strlcpy(dom, at + 1, q->recipient.n - (size_t)(at + 1 - q->recipient.p), sizeof(dom));
 		in.domain = dom;
@@ -707,7 +721,9 @@ static int looks_like_codes(sd_str s)
 	return ntok > 0;
 }
 
-static int check_input(const char *p, size_t len, smtpdiag_error *err)
+/* binary: 1 refuses binary input (a file that the decoder reads as a bounce
+ * is let through: an email may carry a stray NUL or control bytes). */
+static int check_input(const char *p, size_t len, int binary, smtpdiag_error *err)
 {
 	if (!p || !len) {
 		seterr(err, SMTPDIAG_EINVAL, "empty input");
@@ -717,7 +733,7 @@ static int check_input(const char *p, size_t len, smtpdiag_error *err)
 		seterr(err, SMTPDIAG_ELIMIT, "input larger than 1 MiB (SMTPDIAG_MAX_QUERY)");
 		return SMTPDIAG_ELIMIT;
 	}
-	if (is_binary(p, len)) {
+	if (binary && is_binary(p, len)) {
 		seterr(err, SMTPDIAG_EINVAL, "binary input: expected text");
 		return SMTPDIAG_EINVAL;
 	}
@@ -745,7 +761,7 @@ int smtpdiag_explain_with_rules(const char *p, size_t len, int mode, const smtpd
 		return SMTPDIAG_EINVAL;
 	}
 	*out = NULL;
-	if ((rc = check_input(p, len, err)) < 0)
+	if ((rc = check_input(p, len, mode != SMTPDIAG_EXPLAIN_FILE, err)) < 0)
 		return rc;
 	o = calloc(1, sizeof(*o));
 	if (!o) {
@@ -755,7 +771,6 @@ int smtpdiag_explain_with_rules(const char *p, size_t len, int mode, const smtpd
 	sd_arena_init(&o->arena);
 	sd_buf_init(&o->text);
 	memset(&q, 0, sizeof(q));
-	q.reason = -1;
 	q.rules = rules;
 	if (mode == SMTPDIAG_EXPLAIN_AUTO)
 		mode = looks_like_codes((sd_str){ p, len }) ? SMTPDIAG_EXPLAIN_CODE : SMTPDIAG_EXPLAIN_TEXT;
@@ -763,9 +778,11 @@ int smtpdiag_explain_with_rules(const char *p, size_t len, int mode, const smtpd
 		rc = parse_code_query((sd_str){ p, len }, &q, err);
 	else if (mode == SMTPDIAG_EXPLAIN_TEXT)
 		rc = parse_text_query(o, (sd_str){ p, len }, &q);
-	else
-		rc = parse_file_query(o, (sd_str){ p, len }, &q);
-	if (rc == 0 && mode != SMTPDIAG_EXPLAIN_CODE && !q.replycode && !q.st.text[0] && q.reason < 0 &&
+	else if ((rc = parse_file_query(o, (sd_str){ p, len }, &q)) == SMTPDIAG_ENOMEM)
+		seterr(err, SMTPDIAG_ENOMEM, "out of memory");
+	else if (rc == 0 && !q.from_message) /* no bounce the decoder reads: the text must be text */
+		rc = check_input(p, len, 1, err);
+	if (rc == 0 && mode != SMTPDIAG_EXPLAIN_CODE && !q.replycode && !q.st.text[0] && !q.from_message &&
 	    !states_failure(&q)) {
 		seterr(err, SMTPDIAG_ENOTFOUND, "nothing to explain: no SMTP reply code, enhanced status or known failure text found");
 		rc = SMTPDIAG_ENOTFOUND;

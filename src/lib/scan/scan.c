@@ -224,7 +224,7 @@ static const char *const action_names[] = { "", "sent", "deferred", "bounced", "
 typedef struct rec_work {
 	int rc;                       /* the remote's reply code, 0 when none */
 	char status[SD_STATUS_MAX];   /* the remote's status, "" when none */
-	sd_str diag;                  /* the reply, else the MTA's explanation */
+	sd_str diag;                  /* the reply, else (or a local agent's) the MTA's explanation */
 } rec_work;
 
 
@@ -308,7 +308,7 @@ static void codes(sd_arena *a, const sd_lograw *r, rec_work *w, smtpdiag_logrec 
 	}
 	o->dsn = dsn_ok(sd_trim(r->dsn)) ? dup(a, sd_trim(r->dsn)) : "";
 	o->status = w->status[0] ? dup(a, (sd_str){ w->status, strlen(w->status) }) : o->dsn;
-	w->diag = sd_trim(r->reply.n ? r->reply : r->text);
+	w->diag = sd_trim(r->reply.n && !r->own_words ? r->reply : r->text);
 }
 
 static int64_t delay_of(const sd_lograw *r, const sd_logline *l, int64_t ts)

@@ -46,6 +46,9 @@ typedef struct sd_lograw {
 	sd_str command;    /* the SMTP command as written ("RCPT TO", "end of DATA") */
 	int64_t delay;     /* seconds since arrival, -1 when the line does not say */
 	int local;         /* the text is a local delivery program's (X-UNIX) */
+	int own_words;     /* the text is a local delivery agent's own report (Postfix's
+			    * local, virtual, pipe): its diagnostic is the text whole,
+			    * as the agent's DSN gives it, not only a reply quoted in it */
 } sd_lograw;
 
 /* A line being read. */

@@ -203,6 +203,7 @@ static int delivery(sd_logline *l, sd_lograw *r, sd_str rest, sd_str agent)
 		return SMTPDIAG_EPARSE;
 	split_text(r);
 	r->local = IS(agent, "pipe");
+	r->own_words = r->local || IS(agent, "local") || IS(agent, "virtual");
 	return 1;
 }
 

@@ -1,6 +1,7 @@
 /* copyout.c - the one copy-out: a decided verdict into the public results of
  * decode (smtpdiag_fact), scan (smtpdiag_logrec) and explain
- * (smtpdiag_explanation). Nothing is decided here or by the callers: they
+ * (smtpdiag_explanation), and a verdict kept whole past its decoder (explain
+ * --file shows the verdict decode gave). Nothing is decided here or by the callers: they
  * print what these fields hold (tests/cli/deciders.sh keeps it so). */
 #include "verdict/engine.h"
 #include "smtpdiag.h"
@@ -63,4 +64,12 @@ void sd_verdict_to_explanation(sd_arena *a, const sd_verdict *v, int bounce, smt
 	COPY_SHARED(e, o);
 	e->fixers = sd_fixer_list(o.fixer);
 	e->fixer = sd_fixer_text(o.fixer);
+}
+
+int sd_verdict_keep(sd_arena *a, const sd_verdict *v, sd_verdict *out)
+{
+	*out = *v;
+	out->advice = v->advice ? sd_arena_strndup(a, v->advice, strlen(v->advice)) : NULL;
+	out->label = sd_arena_strndup(a, v->label ? v->label : "", v->label ? strlen(v->label) : 0);
+	return (out->advice || !v->advice) && out->label ? 0 : SMTPDIAG_ENOMEM;
 }

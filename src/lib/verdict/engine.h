@@ -142,6 +142,10 @@ void sd_verdict_to_fact(sd_arena *a, const sd_verdict *v, struct smtpdiag_fact *
 void sd_verdict_to_logrec(sd_arena *a, const sd_verdict *v, struct smtpdiag_logrec *r);
 void sd_verdict_to_explanation(sd_arena *a, const sd_verdict *v, int bounce, struct smtpdiag_explanation *e);
 
+/* v into out with its strings in a, to outlive what v's point into (a
+ * decoder's arena, its user rules). 0, or SMTPDIAG_ENOMEM. */
+int sd_verdict_keep(sd_arena *a, const sd_verdict *v, sd_verdict *out);
+
 /* The fixer bits as names: a NULL-terminated static list ("sender-admin", ...),
  * and as one comma-separated static string. */
 const char *const *sd_fixer_list(unsigned fixer);
