@@ -46,6 +46,25 @@ int sd_replycode_valid(int c)
 }
 
 /* A reply code at p: three digits, 2-5 then 0-5 then 0-9, ending the number. */
+/* A number a quantity word follows is a count, not a reply code: "for 300
+ * seconds", "after 421 attempts", "550 messages an hour". */
+static int quantity_after(const char *p, size_t n, size_t j)
+{
+	static const char *const words[] = { "seconds", "second", "secs", "sec", "minutes", "minute", "mins", "min",
+					     "hours", "hour", "hrs", "days", "day", "ms", "messages", "recipients",
+					     "connections", "attempts", "times", "emails", "mails", "bytes", "kb", "mb" };
+
+	if (j >= n || p[j] != ' ')
+		return 0;
+	j++;
+	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+		size_t wl = strlen(words[w]);
+		if (j + wl <= n && sd_memcaseeq(p + j, words[w], wl) && (j + wl == n || !sd_isalnum((unsigned char)p[j + wl])))
+			return 1;
+	}
+	return 0;
+}
+
 static int code_at(const char *p, size_t n, size_t i)
 {
 	int c;
@@ -60,6 +79,8 @@ static int code_at(const char *p, size_t n, size_t i)
 		return 0;
 	if (i + 3 < n && (is_word((unsigned char)p[i + 3]) || p[i + 3] == '.' || p[i + 3] == ':' ||
 			  p[i + 3] == '/' || p[i + 3] == '@'))
+		return 0;
+	if (quantity_after(p, n, i + 3))
 		return 0;
 	return c;
 }

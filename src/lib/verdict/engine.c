@@ -679,6 +679,15 @@ static void policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
 		v->retry = 1;
 		v->advice = "retry";
 		step(v, "policy:4xx -> retry");
+	} else if (!ev->replycode && (!ev->status[0] || !strcmp(ev->status + 1, ".0.0")) && ev->textn &&
+		   sd_vd_is_temporary(ev->text, ev->textn)) {
+		/* no server reply, and a DSN writer's 5.0.0 says only the class it
+		 * gave up with: the words say the refusal lifts by itself, so
+		 * the same as the bare text, a retry */
+		v->hard = 0;
+		v->retry = 1;
+		v->advice = "retry";
+		step(v, "policy:the text says temporary -> retry");
 	}
 }
 

@@ -271,6 +271,18 @@ static int ms_access_range(const char *st)
 	return !st[i] && i == 7 && v >= 500 && v <= 699;
 }
 
+/* The word HELO or EHLO in a lowercased text, not inside another word. */
+static int names_helo(const char *lc, size_t n)
+{
+	static const char *const w[] = { "helo", "ehlo" };
+
+	for (size_t k = 0; lc && k < 2; k++)
+		for (const char *p = lc, *e = lc + n; (p = sd_memmem(p, (size_t)(e - p), w[k], 4)) != NULL; p += 4)
+			if ((p == lc || !sd_isalnum((unsigned char)p[-1])) && (p + 4 == e || !sd_isalnum((unsigned char)p[4])))
+				return 1;
+	return 0;
+}
+
 /* Second pass: phrases alone, then the status class, the mailer, the command. */
 static int another(const rctx *ctx)
 {
@@ -307,6 +319,11 @@ static int another(const rctx *ctx)
 	if (!strcmp(in->action, "delayed") || !strcmp(in->action, "expired"))
 		return SD_R_expired;
 	if (!strcmp(in->command, "EHLO") || !strcmp(in->command, "HELO"))
+		return SD_R_blocked;
+	/* a refusal whose text names the HELO it judged, given at a later
+	 * command: Postfix delays a HELO restriction's reject to RCPT TO by
+	 * default (smtpd_delay_reject), other MTAs do the same */
+	if (names_helo(in->lc, in->diagn))
 		return SD_R_blocked;
 	return -1;
 }

@@ -81,8 +81,9 @@ static int first_code_class(const char *p, size_t n)
 
 /* Words that say a refusal lasts a while, in the languages of the rules: a
  * text without a code that holds one is transient (a block "temporarily"
- * lifted, Aruba's "bloccato temporaneamente", WEB.DE's "temporär"). Each
- * follows a blank, so "contemporary" is none of them. */
+ * lifted, Aruba's "bloccato temporaneamente", WEB.DE's "temporär"), and
+ * greylisting, which is a deferral by definition (RFC 6647 2.1). Each
+ * follows a blank or starts the text, so "contemporary" is none of them. */
 static const char *const temp_words[] = {
 	" temporar",   /* en temporary, temporarily */
 	" persistent", /* en persistent (transient) failure */
@@ -94,6 +95,7 @@ static const char *const temp_words[] = {
 	" tymczasowo", /* pl */
 	" tijdelijk", /* nl */
 	" \xd0\xb2\xd1\x80\xd0\xb5\xd0\xbc\xd0\xb5\xd0\xbd\xd0\xbd\xd0\xbe", /* ru временно */
+	" greylist", " graylist", " grey-list", " gray-list", " greylisted", /* greylisting */
 };
 
 int sd_vd_is_temporary(const char *p, size_t n)
@@ -102,8 +104,10 @@ int sd_vd_is_temporary(const char *p, size_t n)
 		return 0;
 	if (first_code_class(p, n) == '4')
 		return 1;
-	for (size_t i = 0; i < sizeof(temp_words) / sizeof(temp_words[0]); i++)
-		if (sd_memcasemem(p, n, temp_words[i], strlen(temp_words[i])))
+	for (size_t i = 0; i < sizeof(temp_words) / sizeof(temp_words[0]); i++) {
+		size_t wl = strlen(temp_words[i]);
+		if (sd_memcasemem(p, n, temp_words[i], wl) || (n >= wl - 1 && sd_memcaseeq(p, temp_words[i] + 1, wl - 1)))
 			return 1;
+	}
 	return 0;
 }
