@@ -171,6 +171,10 @@ static void test_text_codes(void **state)
 		{ "5.01.1 and 5.1.01", "", 0 },                          /* no leading zeros */
 		{ "6.1.1 and 3.1.1", "", 0 },                            /* class 2, 4 or 5 only */
 		{ "X-Unix; 550 local mailer exit", "", 0 },              /* a mailer's exit code */
+		{ "greylisted for 450 seconds", "", 0 },                 /* a count before a quantity word */
+		{ "after 421 attempts and 550 messages", "", 0 },
+		{ "550 seconds later", "", 0 },
+		{ "550 5.7.1 rate over 500 recipients", "5.7.1", 550 },
 	};
 
 	(void)state;

@@ -182,6 +182,9 @@ static const row rows[] = {
 	{ "550 5.7.134 RESOLVER.RST.SenderNotAuthenticatedForMailbox; authentication required", V("rejected", 0, 0, "contact-recipient-admin", "recipient-admin") },
 	{ "550 5.2.1 STOREDRV.Deliver.Exception:AccountDisabledException; Failed to process message due to a permanent exception", V("suspend", 0, 0, "suppress-recipient", "sender") },
 	{ "554 5.4.6 Too many hops 26 (25 max): from <sender@example.com> via mx.example.org", V("networkerror", 0, 0, "contact-recipient-admin", "recipient-admin") },
+	/* a refusal that names the HELO it judged, whatever command it answered
+	 * (Postfix delays HELO restrictions to RCPT TO: smtpd_delay_reject) */
+	{ "550 Your EHLO name is not a fully qualified domain name", V("blocked", 0, 0, "fix-sender-reputation", "sender-admin") },
 	/* an Exchange component string names who acts, whatever the reason's
 	 * own advice: a delivery restriction, a directory entry and moderation
 	 * are the recipient organisation's; too many recipients the sender's */
