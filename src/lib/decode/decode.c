@@ -170,6 +170,20 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 		return rc;
 	}
 	path_as_body(&c.mime);
+	if (c.mime.nparts == 1 && c.mime.parts[0].nhdrs == 0) {
+		/* a body pasted alone: read it without the client's quoting */
+		sd_str t = sd_paste_clean(c.a, (sd_str){ msg, len });
+		if (t.p != msg && t.n) {
+			rc = sd_mime_parse(c.a, t.p, t.n, &c.mime, why, sizeof(why));
+			if (rc < 0) {
+				seterr(err, rc, why[0] ? why : smtpdiag_strerror(rc));
+				return rc;
+			}
+			path_as_body(&c.mime);
+			c.raw = t.p;
+			c.len = t.n;
+		}
+	}
 	c.top = &c.mime.parts[0];
 	c.from = sd_part_header(c.top, "From");
 	c.subject = sd_part_header(c.top, "Subject");
