@@ -2,8 +2,8 @@
 # Bounce bodies as people paste them (tests/fixtures/paste/more/, table
 # expected.tsv): the MTAs' and providers' own templates re-wrapped by a mail
 # client, quoted with "> ", indented, with CRLF line ends, with blank lines lost
-# or doubled, after a forwarding client's From:/Subject: block, in German, French
-# and Spanish. decode, explain --file and serve's /api/v1/decode read the
+# or doubled, after a forwarding client's From:/Subject: or From:/Sent: lines, in
+# German, French, Spanish and Italian. decode, explain --file and serve's /api/v1/decode read the
 # recipient, reply code, status and class of the table in each (and the reason
 # where it has one); /analyze shows what decode read. None is refused. The
 # figures per field are printed as comments.
@@ -68,3 +68,10 @@ printf 'This is the mail system at host relay.example.com.\n\n<ann@example.org>:
 n=$((n + 1))
 if grep -q '"diagnosticcode":"unknown user: \\"ann\\""' "$TMP/out"; then echo "ok $n - a short line after an item is not joined to it"
 else echo "not ok $n - a short line after an item is not joined to it"; grep -o '"diagnosticcode":"[^"]*"' "$TMP/out" | sed 's/^/#   /'; fi
+
+# a mail client's "From:/Sent:" lines make a pasted body, a message's own fields an email
+printf 'From: Anna <anna@example.org>\nSent: Tuesday, March 4, 2025 10:15 AM\nTo: me@example.com\nSubject: lunch\n\nSee you at noon.\n' >"$TMP/c.txt"
+expect_exit 1 "decode: a client's lines above text that is no bounce: refused" -- "$BIN" decode "$TMP/c.txt"
+printf 'From: Anna <anna@example.org>\nTo: me@example.com\nSubject: lunch\nDate: Tue, 4 Mar 2025 10:15:00 +0000\n\nSee you at noon.\n' >"$TMP/e.txt"
+expect_exit 0 "decode: an email that is no bounce is no error" -- "$BIN" decode "$TMP/e.txt"
+expect_lines 0 "decode: ... and gives nothing" out

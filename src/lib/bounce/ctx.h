@@ -110,6 +110,10 @@ sd_str sd_paste_clean(sd_arena *a, sd_str text);
  * its width? (prev with next's first word is longer than SD_PASTE_WRAP_MIN
  * columns and next starts with no blank.) */
 #define SD_PASTE_WRAP_MIN 60
+/* sd_paste_client_block: are the header fields of top a mail client's own lines
+ * above a message it forwards ("From:/Sent:/To:/Subject:", "Von:/Gesendet:/An:/
+ * Betreff:", ...): only such names, one of them a name no message is sent with? */
+int sd_paste_client_block(const sd_part *top);
 int sd_paste_rewrapped(sd_str prev, sd_str next);
 static inline int sd_ctx_pasted(sd_ctx *c, const char *const *opening)
 {

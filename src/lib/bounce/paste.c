@@ -155,3 +155,42 @@ int sd_paste_rewrapped(sd_str prev, sd_str next)
 		w++;
 	return prev.n + 1 + w > SD_PASTE_WRAP_MIN;
 }
+
+/* ---- a mail client's own header lines above a pasted body ----
+ *
+ * A client that forwards or prints a message writes a few lines of its own
+ * above it, "From: / Sent: / To: / Subject:" (Outlook), "Von: / Gesendet: / An: /
+ * Betreff:" in German, and so on. They look like header fields, yet no message
+ * is sent with a "Sent:" or "Betreff:" field: a block of such names only is the
+ * client's, and the text is a body pasted alone. */
+
+static const char *const client_names[] = { /* a message's own fields too */
+	"From", "To", "Cc", "Subject", "Date", NULL
+};
+static const char *const client_only[] = { /* names no message is sent with */
+	"Sent", "Gesendet", "Von", "An", "Betreff", "Datum", "Verzonden", "Van", "Aan",
+	"Onderwerp", "Inviato", "Oggetto", "Skickat", "Ämne", "Från", "Till", NULL
+};
+
+static int name_in(sd_str name, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (sd_str_caseeq(name, list[i]))
+			return 1;
+	return 0;
+}
+
+int sd_paste_client_block(const sd_part *top)
+{
+	int own = 0;
+
+	if (!top->nhdrs || top->nhdrs > 8)
+		return 0;
+	for (size_t i = 0; i < top->nhdrs; i++) {
+		if (name_in(top->hdrs[i].name, client_only))
+			own = 1;
+		else if (!name_in(top->hdrs[i].name, client_names))
+			return 0;
+	}
+	return own;
+}
