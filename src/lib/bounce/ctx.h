@@ -101,6 +101,20 @@ static inline int sd_ctx_headerless(const sd_ctx *c)
 	return c->top && c->top->nhdrs == 0;
 }
 int sd_ctx_opens_with(sd_ctx *c, const char *const *opening); /* the body check alone */
+/* sd_paste_clean: text with no header field as the mail client left it,
+ * without the reply's quoting ("> ", once or more) or a margin all its lines
+ * share, and without blanks at the ends of lines; text itself when it has
+ * neither, else a copy in a (paste.c). */
+sd_str sd_paste_clean(sd_arena *a, sd_str text);
+/* sd_paste_rewrapped: is next the rest of prev, a line a mail client broke at
+ * its width? (prev with next's first word is longer than SD_PASTE_WRAP_MIN
+ * columns and next starts with no blank.) */
+#define SD_PASTE_WRAP_MIN 60
+/* sd_paste_client_block: are the header fields of top a mail client's own lines
+ * above a message it forwards ("From:/Sent:/To:/Subject:", "Von:/Gesendet:/An:/
+ * Betreff:", ...): only such names, one of them a name no message is sent with? */
+int sd_paste_client_block(const sd_part *top);
+int sd_paste_rewrapped(sd_str prev, sd_str next);
 static inline int sd_ctx_pasted(sd_ctx *c, const char *const *opening)
 {
 	return sd_ctx_headerless(c) && sd_ctx_opens_with(c, opening);

@@ -117,15 +117,18 @@ static int want(const sd_ctx *c, const sd_rcpt *r, const smtpdiag_fact *f)
 
 /* A Postfix report line pasted first, "<user@example.org>: host ... said: 550",
  * reads to the MIME reader as a header field named "<user@example.org>", which
- * no email starts with: such a message is all body, with no header field
- * (bounce/paste.c). */
+ * no email starts with, and a mail client's "From:/Sent:/To:/Subject:" lines as
+ * header fields no email is sent with: such a message is all body, with no
+ * header field (bounce/paste.c). */
 static void path_as_body(sd_mime *m)
 {
 	sd_part *t = &m->parts[0];
 	sd_str name = t->nhdrs ? t->hdrs[0].name : SD_NULLSTR;
 
-	if (m->nparts != 1 || name.n < 5 || name.p[0] != '<' || name.p[name.n - 1] != '>' ||
-	    !memchr(name.p, '@', name.n))
+	if (m->nparts != 1)
+		return;
+	if (!sd_paste_client_block(t) && /* a client's "From:/Sent:" lines above it */
+	    (name.n < 5 || name.p[0] != '<' || name.p[name.n - 1] != '>' || !memchr(name.p, '@', name.n)))
 		return;
 	t->body = t->raw;
 	t->head = (sd_str){ t->raw.p, 0 };
@@ -171,6 +174,20 @@ int smtpdiag_decode(smtpdiag_decoder *d, const char *msg, size_t len, const char
 		return rc;
 	}
 	path_as_body(&c.mime);
+	if (c.mime.nparts == 1 && c.mime.parts[0].nhdrs == 0) {
+		/* a body pasted alone: read it without the client's quoting */
+		sd_str t = sd_paste_clean(c.a, (sd_str){ msg, len });
+		if (t.p != msg && t.n) {
+			rc = sd_mime_parse(c.a, t.p, t.n, &c.mime, why, sizeof(why));
+			if (rc < 0) {
+				seterr(err, rc, why[0] ? why : smtpdiag_strerror(rc));
+				return rc;
+			}
+			path_as_body(&c.mime);
+			c.raw = t.p;
+			c.len = t.n;
+		}
+	}
 	c.top = &c.mime.parts[0];
 	c.from = sd_part_header(c.top, "From");
 	c.subject = sd_part_header(c.top, "Subject");

@@ -52,13 +52,23 @@ static void read_text(sd_ctx *c, sd_str body, size_t first)
 	}
 }
 
+/* The report pasted alone: it opens with "Your message" and has the template's
+ * "was not delivered to:" and "because:" lines. */
+static int pasted(sd_ctx *c)
+{
+	static const char *const opening[] = { "Your message", NULL };
+	sd_str body = mta_body(c);
+
+	return sd_ctx_pasted(c, opening) && mta_has(body, "was not delivered to:") && mta_has(body, "because:");
+}
+
 int sd_fmt_domino(sd_ctx *c)
 {
 	size_t first = c->nrcpt, dsn_first;
 	int n;
 
 	if (!mta_starts(sd_trim(c->subject), "DELIVERY FAILURE:") &&
-	    !mta_starts(sd_trim(c->subject), "DELIVERY_FAILURE:"))
+	    !mta_starts(sd_trim(c->subject), "DELIVERY_FAILURE:") && !pasted(c))
 		return 0;
 	read_text(c, mta_body(c), first);
 	dsn_first = c->nrcpt;

@@ -85,6 +85,10 @@ static int is_exchange2007(sd_ctx *c)
 
 	if (sd_ctx_pasted(c, ex_opening))
 		return 1; /* the body pasted alone */
+	if (sd_ctx_headerless(c) && pv_exchange_admin(mta_body(c)).p)
+		return 1; /* pasted alone in another language, or Outlook.com's newer
+			   * "Your message to ... couldn't be delivered": the heading
+			   * for administrators is the report's own */
 
 	for (int i = 0; ex_subjects[i] && !known; i++)
 		known = mta_starts(subj, ex_subjects[i]);
@@ -97,6 +101,18 @@ static int code_line(sd_str line)
 	sd_found f[2];
 
 	return sd_find_codes(line.p, line.n, f, 2) && f[0].replycode >= 400 && f[0].status.text[0];
+}
+
+/* "Remote Server returned '550" with the status on the next line: a line a mail
+ * client broke after the reply code. */
+static int code_at_end(sd_str line)
+{
+	size_t n = line.n;
+
+	while (n && sd_isdigit((unsigned char)line.p[n - 1]))
+		n--;
+	return line.n - n == 3 && (line.p[n] == '4' || line.p[n] == '5') && n &&
+	       (line.p[n - 1] == '\'' || line.p[n - 1] == '#' || line.p[n - 1] == ' ');
 }
 
 sd_str pv_exchange_admin(sd_str body)
@@ -135,6 +151,10 @@ static void ex_text(sd_ctx *c, sd_str body)
 			r->lhost = lhost;
 		else if (r && code_line(t))
 			r->diagnostic = t;
+		else if (r && code_at_end(t))
+			r->diagnostic = t;
+		else if (r && r->diagnostic.n && code_at_end(r->diagnostic))
+			r->diagnostic = mta_join(c->a, r->diagnostic, t);
 		else if (r && r->diagnostic.n && r->diagnostic.p[r->diagnostic.n - 1] == '=')
 			r->diagnostic = mta_join(c->a, (sd_str){ r->diagnostic.p, r->diagnostic.n - 1 }, t);
 	}

@@ -183,7 +183,8 @@ static void read_text(sd_ctx *c, sd_str body, ex_text *t)
 	size_t pos = 0;
 	sd_str line;
 	ex_item *cur = NULL;
-	int on = 0;
+	sd_str prev = SD_NULLSTR;
+	int on = 0, pasted = sd_ctx_headerless(c);
 
 	while (sd_next_line(body, &pos, &line)) {
 		if (!on) {
@@ -204,9 +205,12 @@ static void read_text(sd_ctx *c, sd_str body, ex_text *t)
 			cur->alias = SD_NULLSTR;
 		} else if (cur && line.n > 2 && line.p[0] == ' ' && line.p[1] == ' ') {
 			item_line(c, cur, line);
+		} else if (cur && pasted && sd_paste_rewrapped(prev, line)) {
+			item_line(c, cur, line); /* the rest of a line a mail client broke */
 		} else if (line.n && !mta_blank(line)) {
 			cur = NULL;
 		}
+		prev = line;
 	}
 }
 

@@ -47,7 +47,8 @@ static const pv_phrase gm_phrases[] = {
 /* The lines Gmail's report opens with, the older and the current ones. */
 static const char *const gm_opening[] = {
 	GM_START, "** Address not found **", "** Message not delivered **", "** Message blocked **",
-	"** Domain not found **", "Your message wasn't delivered to ", "Delivery Status Notification (", NULL
+	"** Domain not found **", "** Delivery incomplete **", "Your message wasn't delivered to ",
+	"Delivery Status Notification (", NULL
 };
 
 static int is_gmail(sd_ctx *c)
@@ -131,6 +132,9 @@ static int current(sd_ctx *c, sd_str body)
 	size_t pos = 0;
 	int n = 0;
 
+	if (!to.p) /* the delay notice: "There was a temporary problem delivering
+		    * your message to user@example.org. Gmail will retry ..." */
+		to = mta_after(body, " delivering your message to ");
 	if (!to.p || !(r = pv_rcpt(c, mta_addr(mta_before(to.n > GM_ADDR_SCAN ? (sd_str){ to.p, GM_ADDR_SCAN } : to, " because")))))
 		return 0;
 	said = mta_after(body, "The response from the remote server was:");

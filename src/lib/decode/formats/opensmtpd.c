@@ -37,8 +37,12 @@ static const struct {
 #define OSMTPD_START "    This is the MAILER-DAEMON, please DO NOT REPLY to this"
 #define OSMTPD_DELAY "this is only a temporary failure report"
 
-static int is_opensmtpd(const sd_ctx *c)
+static const char *const os_opening[] = { "This is the MAILER-DAEMON, please DO NOT REPLY", NULL };
+
+static int is_opensmtpd(sd_ctx *c)
 {
+	if (sd_ctx_pasted(c, os_opening))
+		return 1; /* the body pasted alone */
 	return mta_has(c->subject, "Delivery status notification") ||
 	       mta_has(c->from, "Mailer Daemon <") || mta_received_contains(c, " (OpenSMTPD) with ");
 }
@@ -71,12 +75,13 @@ static int add_line(sd_ctx *c, sd_str line)
 
 int sd_fmt_opensmtpd(sd_ctx *c)
 {
-	sd_str body, line;
+	sd_str body, line, prev = SD_NULLSTR;
 	size_t pos = 0;
-	int on = 0, n = 0;
+	int on = 0, n = 0, pasted;
 
 	if (!is_opensmtpd(c))
 		return 0;
+	pasted = sd_ctx_headerless(c);
 	body = mta_body(c);
 	if (!mta_has(body, OSMTPD_START)) /* then no line starts with it: not ours */
 		return 0;
@@ -87,7 +92,14 @@ int sd_fmt_opensmtpd(sd_ctx *c)
 		}
 		if (mta_starts(line, "    Below is a copy of the original message"))
 			break;
-		n += add_line(c, line);
+		if (add_line(c, line)) {
+			n++;
+		} else if (n && pasted && sd_paste_rewrapped(prev, line)) {
+			sd_rcpt *r = &c->rcpts[c->nrcpt - 1]; /* the rest of a line a mail client broke */
+			r->diagnostic = mta_join(c->a, r->diagnostic, line);
+			r->reason = says_reason(r->diagnostic);
+		}
+		prev = line;
 	}
 	if (n && mta_contains(body, OSMTPD_DELAY))
 		for (size_t i = c->nrcpt - (size_t)n; i < c->nrcpt; i++)

@@ -83,16 +83,66 @@ static int marker(sd_str line)
 	       (mta_has(line, "The ") && mta_has(line, " program"));
 }
 
+/* A mail client that re-wraps a pasted body at 72 or 76 columns breaks an item
+ * where it likes and drops the four blanks of its continuations: in a body
+ * pasted alone a line that is the rest of a broken one (bounce/paste.c) goes on
+ * the item, unless it starts the next item or the report's own fields
+ * ("Reporting-MTA: ..."). */
+static int rewrapped_more(sd_str prev, sd_str more)
+{
+	sd_str w = mta_before(more, ":");
+
+	if (!sd_paste_rewrapped(prev, more) || more.p[0] == '<' || mta_starts(more, "--"))
+		return 0;
+	return !(w.p && w.n && w.n < more.n && !memchr(w.p, ' ', w.n) &&
+		 (mta_starts(w, "Reporting-") || mta_starts(w, "Final-") || mta_starts(w, "Original-") ||
+		  mta_starts(w, "Content-") || mta_starts(w, "Arrival-") || mta_starts(w, "X-Postfix-")));
+}
+
+static int ends_with(sd_str s, const char *lit)
+{
+	size_t k = strlen(lit);
+
+	return s.n >= k && !memcmp(s.p + s.n - k, lit, k);
+}
+
+/* Does the item so far end in the middle of its alias, "(expanded from", or of
+ * a reply, "said:", "said: 550" or "said: 550 5.1.1"? Then whatever the next
+ * line starts with (the alias's or the reply's "<user@example.org>" too) is its
+ * rest. */
+static int open_reply(sd_str line)
+{
+	size_t n, i;
+
+	line = sd_trim(line);
+	if (ends_with(line, " said:") || ends_with(line, " (expanded from"))
+		return 1;
+	n = line.n;
+	i = n;
+	while (i && line.p[i - 1] != ' ')
+		i--;
+	if (n - i == 3 && (line.p[i] == '4' || line.p[i] == '5') && sd_isdigit((unsigned char)line.p[i + 1]) &&
+	    sd_isdigit((unsigned char)line.p[i + 2]))
+		return 1;
+	if (n - i >= 5 && n - i <= 9 && (line.p[i] == '4' || line.p[i] == '5') && line.p[i + 1] == '.')
+		return i >= 5 && open_reply((sd_str){ line.p, i - 1 }); /* "550 5.1.1" */
+	return 0;
+}
+
 /* The line and, when it starts an item, its continuation lines. */
 static sd_str logical_line(sd_ctx *c, sd_str body, size_t *pos, sd_str line)
 {
 	size_t next = *pos;
-	sd_str more;
+	sd_str more, prev = line;
+	int pasted = sd_ctx_headerless(c);
 
 	if (!line.n || line.p[0] != '<')
 		return line;
-	while (sd_next_line(body, &next, &more) && more.n && (more.p[0] == ' ' || more.p[0] == '\t')) {
+	while (sd_next_line(body, &next, &more) && more.n &&
+	       (more.p[0] == ' ' || more.p[0] == '\t' ||
+		(pasted && (rewrapped_more(prev, more) || (!mta_blank(more) && open_reply(line)))))) {
 		line = mta_join(c->a, line, more);
+		prev = more;
 		*pos = next;
 	}
 	return line;
@@ -169,6 +219,26 @@ static void finish(sd_ctx *c, sd_rcpt *r, sd_str text)
 		r->diagtype = SD_STR("SMTP");
 }
 
+/* Texts of Postfix's own delivery agents and the status each reports with them
+ * (local(8) and virtual(8), src/local/unknown.c: "unknown user: \"name\"" is
+ * 5.1.1), for the report read without its delivery-status part. */
+static const struct {
+	const char *text, *status;
+} own_status[] = {
+	{ "unknown user: \"", "5.1.1" },
+};
+
+static void status_of_text(sd_rcpt *r)
+{
+	if (r->status.n)
+		return;
+	for (size_t i = 0; i < sizeof(own_status) / sizeof(own_status[0]); i++)
+		if (mta_starts(r->diagnostic, own_status[i].text)) {
+			r->status = (sd_str){ own_status[i].status, strlen(own_status[i].status) };
+			return;
+		}
+}
+
 static int from_text(sd_ctx *c, const pf_text *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
@@ -178,6 +248,7 @@ static int from_text(sd_ctx *c, const pf_text *t)
 		r->recipient = t->items[i].addr;
 		r->alias = t->items[i].alias;
 		r->diagnostic = mta_squeeze(c->a, t->items[i].text);
+		status_of_text(r);
 		finish(c, r, r->diagnostic);
 	}
 	return (int)t->n;
