@@ -6,6 +6,7 @@
 
 #include "verdict/rhost.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -117,33 +118,46 @@ static int ends_with(const char *s, size_t n, const char *suffix, size_t k)
  * their own help pages. When no host names a provider (a reply pasted on its
  * own, a relay or a gateway in front of it, a host name the MTA did not log),
  * the signature in the text chooses the vocabulary. */
-static const char *const rh_gates[] = { NULL, ".com", "resolver." };
-#define G_NONE 0
-#define G_COM 1
-#define G_RESOLVER 2
-/* gate: a piece of the signature's text (rh_gates); a text without it holds
- * none of the signatures it gates, and they are not searched for one by one. */
 static const struct {
 	int cls;
 	const char *sig;
-	int gate;
 } rh_sigs[] = {
-	{ RH_GOOGLE, "- gsmtp", G_NONE }, { RH_GOOGLE, "support.google.com/", G_COM },
-	{ RH_MICROSOFT, ".protection.outlook.com", G_COM }, { RH_MICROSOFT, "sender.office.com", G_COM },
-	{ RH_MICROSOFT, "resolver.adr.", G_RESOLVER }, { RH_MICROSOFT, "resolver.rst.", G_RESOLVER },
-	{ RH_MICROSOFT, "resolver.fwd.", G_RESOLVER }, { RH_MICROSOFT, "storedrv.", G_NONE },
-	{ RH_MICROSOFT, "smtpsend.dns.mxloopback", G_NONE }, { RH_APPLE, "support.apple.com/", G_COM },
-	{ RH_MIMECAST, "community.mimecast.com/", G_COM }, { RH_TENCENT, "service.mail.qq.com/", G_COM },
-	{ RH_TENCENT, "service.exmail.qq.com/", G_COM }, { RH_ZOHO, "zoho.com/mail/", G_COM },
-	{ RH_MESSAGELABS, ".messagelabs.com", G_COM },
+	{ RH_GOOGLE, "- gsmtp" }, { RH_GOOGLE, "support.google.com/" },
+	{ RH_MICROSOFT, ".protection.outlook.com" }, { RH_MICROSOFT, "sender.office.com" },
+	{ RH_MICROSOFT, "resolver.adr." }, { RH_MICROSOFT, "resolver.rst." }, { RH_MICROSOFT, "resolver.fwd." },
+	{ RH_MICROSOFT, "storedrv." }, { RH_MICROSOFT, "smtpsend.dns.mxloopback" },
+	{ RH_APPLE, "support.apple.com/" }, { RH_MIMECAST, "community.mimecast.com/" },
+	{ RH_TENCENT, "service.mail.qq.com/" }, { RH_TENCENT, "service.exmail.qq.com/" },
+	{ RH_ZOHO, "zoho.com/mail/" }, { RH_MESSAGELABS, ".messagelabs.com" },
 };
+#define RH_NSIGS (sizeof(rh_sigs) / sizeof(rh_sigs[0]))
+
+/* Pieces that several signatures hold: a text without one holds none of them,
+ * and they are not looked for one by one. rh_gate[i]: the piece signature i
+ * holds (an index into rh_gates), 0 for none; found at the first use. */
+static const char *const rh_gates[] = { NULL, ".com", "resolver." };
+#define RH_NGATES (sizeof(rh_gates) / sizeof(rh_gates[0]))
+static unsigned char rh_gate[RH_NSIGS];
+static pthread_once_t rh_gate_once = PTHREAD_ONCE_INIT;
+
+static void rh_gates_init(void)
+{
+	for (size_t i = 0; i < RH_NSIGS; i++)
+		for (size_t g = 1; g < RH_NGATES && !rh_gate[i]; g++)
+			if (strstr(rh_sigs[i].sig, rh_gates[g]))
+				rh_gate[i] = (unsigned char)g;
+}
 
 static int rh_signed(const sd_vd_in *in)
 {
-	int open[sizeof(rh_gates) / sizeof(rh_gates[0])] = { 1, -1, -1 }; /* -1: not yet looked for */
+	int open[RH_NGATES]; /* does the text hold the piece: 1, 0, -1 not yet looked for */
 
-	for (size_t i = 0; i < sizeof(rh_sigs) / sizeof(rh_sigs[0]); i++) {
-		int g = rh_sigs[i].gate;
+	pthread_once(&rh_gate_once, rh_gates_init);
+	open[0] = 1;
+	for (size_t g = 1; g < RH_NGATES; g++)
+		open[g] = -1;
+	for (size_t i = 0; i < RH_NSIGS; i++) {
+		int g = rh_gate[i];
 		if (open[g] < 0)
 			open[g] = has(in->lc, in->diagn, rh_gates[g]);
 		if (open[g] && has(in->lc, in->diagn, rh_sigs[i].sig))
