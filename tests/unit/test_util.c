@@ -217,37 +217,67 @@ static const char *naive_casemem(const char *h, size_t hn, const char *n, size_t
 	return NULL;
 }
 
+typedef const char *(*search_fn)(const char *h, size_t hn, const char *n, size_t nn);
+
+/* The first place a needle stands, byte for byte, one place at a time. */
+static const char *naive_mem(const char *h, size_t hn, const char *n, size_t nn)
+{
+	for (size_t i = 0; i + nn <= hn; i++)
+		if (!memcmp(h + i, n, nn))
+			return h + i;
+	return NULL;
+}
+
+/* rounds searches of fn against the plain one: haystacks of 0 to maxh - 1 bytes
+ * and needles of 1 to 20 bytes drawn from alpha, the needle planted in one
+ * haystack of every three (its letters' case flipped when flip is set).
+ * Returns how many held the needle. */
+static size_t search_agrees(search_fn fn, search_fn naive, const char *alpha, size_t maxh, int rounds,
+			    int flip)
+{
+	char h[320], n[24];
+	size_t na = strlen(alpha), found = 0;
+	unsigned seed = 1;
+
+	for (int round = 0; round < rounds; round++) {
+		size_t hn = (size_t)round % maxh, nn = 1 + (size_t)round % 20;
+		for (size_t i = 0; i < hn; i++) {
+			seed = seed * 1103515245u + 12345u;
+			h[i] = alpha[(seed >> 16) % na];
+		}
+		for (size_t i = 0; i < nn; i++) {
+			seed = seed * 1103515245u + 12345u;
+			n[i] = alpha[(seed >> 16) % na];
+		}
+		if (hn >= nn && round % 3 == 0) { /* plant it somewhere */
+			size_t at = (size_t)(seed >> 8) % (hn - nn + 1);
+			for (size_t i = 0; i < nn; i++)
+				h[at + i] = (char)(flip && sd_isalpha((unsigned char)n[i]) ? n[i] ^ 0x20 : n[i]);
+		}
+		assert_ptr_equal(fn(h, hn, n, nn), naive(h, hn, n, nn));
+		found += naive(h, hn, n, nn) != NULL;
+	}
+	return found;
+}
+
 /* sd_memcasemem agrees with the plain search on every haystack length around
  * the 16-byte steps, every place of the needle, needles of 1 to 20 bytes, and
  * bytes that differ from the needle's in the case bit only without being
  * letters ('@' and '`', '[' and '{', '0' and DEL-like bytes above 0x7f). */
 static void test_memcasemem_agrees(void **state)
 {
-	static const char alpha[] = "aB@`[{0\x10\xc3\xe3-z";
-	char h[80], n[24];
-	unsigned seed = 1;
-	size_t checked = 0;
-
 	(void)state;
-	for (int round = 0; round < 4000; round++) {
-		size_t hn = (size_t)round % 70, nn = 1 + (size_t)round % 20;
-		for (size_t i = 0; i < hn; i++) {
-			seed = seed * 1103515245u + 12345u;
-			h[i] = alpha[(seed >> 16) % (sizeof(alpha) - 1)];
-		}
-		for (size_t i = 0; i < nn; i++) {
-			seed = seed * 1103515245u + 12345u;
-			n[i] = alpha[(seed >> 16) % (sizeof(alpha) - 1)];
-		}
-		if (hn >= nn && round % 3 == 0) { /* plant it, its case flipped, somewhere */
-			size_t at = (size_t)(seed >> 8) % (hn - nn + 1);
-			for (size_t i = 0; i < nn; i++)
-				h[at + i] = (char)(sd_isalpha((unsigned char)n[i]) ? n[i] ^ 0x20 : n[i]);
-		}
-		assert_ptr_equal(sd_memcasemem(h, hn, n, nn), naive_casemem(h, hn, n, nn));
-		checked += naive_casemem(h, hn, n, nn) != NULL;
-	}
-	assert_true(checked > 1000);
+	assert_true(search_agrees(sd_memcasemem, naive_casemem, "aB@`[{0\x10\xc3\xe3-z", 70, 4000, 1) > 1000);
+}
+
+/* sd_memmem agrees with the plain search on haystacks of 0 to 299 bytes (the
+ * short ones searched sixteen places a step by their first and last bytes,
+ * the long ones by a rare byte), few letters so that near misses abound. */
+static void test_memmem_agrees(void **state)
+{
+	(void)state;
+	assert_true(search_agrees(sd_memmem, naive_mem, "aab.-\xc3", 300, 6000, 0) > 1500);
+	assert_ptr_equal(sd_memmem("abc", 3, "", 0), "abc");
 }
 
 /* FIPS 180 test vectors (the examples of FIPS 180-2 appendix A), fed whole and
@@ -307,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_ascii),
 		cmocka_unit_test(test_memcasemem_agrees),
+		cmocka_unit_test(test_memmem_agrees),
 		cmocka_unit_test(test_strndup_lower),
 		cmocka_unit_test(test_fmt_int),
 		cmocka_unit_test(test_sha1),

@@ -503,6 +503,40 @@ static size_t rare_byte(const char *n, size_t nn, size_t hn, int nocase)
 
 #define SD_MEMMEM_TRIES 64 /* false candidates before handing over to memmem() */
 
+#if defined(__SSE2__)
+#ifndef SD_MEMMEM_PAIRS
+#define SD_MEMMEM_PAIRS SD_RARE_HAY /* shorter haystacks: the first and last bytes */
+#endif
+/* The first place in h where the needle's first and last bytes both stand, and
+ * then the whole needle: sixteen places a step, with no call per occurrence of
+ * a byte common in the text (as memchr() has when a short haystack leaves the
+ * needle's first byte to search for). hn >= nn >= 1. */
+static const char *mem_pairs(const char *h, size_t hn, const char *n, size_t nn)
+{
+	size_t k = nn - 1, last = hn - nn, i = 0; /* last: the last place the needle can start */
+	const __m128i v1 = _mm_set1_epi8(n[0]), v2 = _mm_set1_epi8(n[k]);
+
+	while (last >= 15 && i <= last) {
+		/* the last step is the window ending at the last place, without the
+		 * places the step before it has tested */
+		size_t at = i <= last - 15 ? i : last - 15;
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(h + at));
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(h + at + k));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, v1), _mm_cmpeq_epi8(b, v2)));
+		for (m &= ~0u << (i - at); m; m &= m - 1) {
+			const char *s = h + at + (unsigned)__builtin_ctz(m);
+			if (nn < 3 || !memcmp(s + 1, n + 1, nn - 2))
+				return s;
+		}
+		i = at + 16;
+	}
+	for (; i <= last; i++)
+		if (h[i] == n[0] && h[i + k] == n[k] && (nn < 3 || !memcmp(h + i + 1, n + 1, nn - 2)))
+			return h + i;
+	return NULL;
+}
+#endif
+
 const char *sd_memmem(const char *h, size_t hn, const char *n, size_t nn)
 {
 	const char *p, *end;
@@ -512,6 +546,10 @@ const char *sd_memmem(const char *h, size_t hn, const char *n, size_t nn)
 		return h;
 	if (hn < nn)
 		return NULL;
+#if defined(__SSE2__)
+	if (hn < SD_MEMMEM_PAIRS)
+		return mem_pairs(h, hn, n, nn);
+#endif
 	k = rare_byte(n, nn, hn, 0);
 	end = h + hn - nn + k + 1; /* last place the rare byte can be + 1 */
 	for (p = h + k; p < end && (p = memchr(p, n[k], (size_t)(end - p))) != NULL; p++) {

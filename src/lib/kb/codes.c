@@ -147,19 +147,40 @@ static int on_word(unsigned id, unsigned long long from, unsigned long long to, 
 	return 0;
 }
 
-/* The words of the text, as bits of set; 0 when they could not be read (then
- * every row counts as holding its words). */
+/* The last text a thread read the words of, and its words: a text is often
+ * matched again at once (the codes the record gives, then the ones it keeps). */
+static _Thread_local struct {
+	size_t tn; /* 0: none */
+	char text[SD_VENDOR_TEXT_MAX];
+	uint64_t set[VW_SET];
+} vw_last;
+
+/* The words of the text (at most SD_VENDOR_TEXT_MAX bytes), as bits of set; 0
+ * when they could not be read (then every row counts as holding its words). */
 static int words_of(const char *t, size_t tn, uint64_t *set)
 {
+	size_t nset = (sd_vwords_n + 63) / 64 * sizeof(*set);
 	hs_scratch_t *s;
 	int ok;
 
-	memset(set, 0, (sd_vwords_n + 63) / 64 * sizeof(*set));
+	memset(set, 0, nset);
 	pthread_once(&vw_once, vwords_init); /* at the first text: a bare code needs no database */
-	if (vw_off || !vwdb || !(s = scratch_take()))
+	if (vw_off || !vwdb)
+		return 0;
+	if (tn && vw_last.tn == tn && !memcmp(vw_last.text, t, tn)) {
+		memcpy(set, vw_last.set, nset);
+		return 1;
+	}
+	if (!(s = scratch_take()))
 		return 0;
 	ok = hs_scan(vwdb, t, (unsigned)tn, 0, s, on_word, set) == HS_SUCCESS;
 	scratch_give(s);
+	vw_last.tn = 0;
+	if (ok && tn && tn <= sizeof(vw_last.text)) {
+		memcpy(vw_last.text, t, tn);
+		memcpy(vw_last.set, set, nset);
+		vw_last.tn = tn;
+	}
 	return ok;
 }
 

@@ -392,6 +392,81 @@ static void cs_convert(sd_buf *b, iconv_t cd, const char *in, size_t n, size_t m
 	}
 }
 
+/* ---- single-byte charsets: each byte's UTF-8 read from iconv once ---- */
+
+/* A charset of one byte a character without state: converting a text is
+ * converting each of its bytes on its own (windows-1258 is left out: glibc
+ * composes its combining marks with the letter before them). */
+static int sb_stateless(const char *name)
+{
+	return !strcmp(name, "CP1252") || !strncmp(name, "iso-8859-", 9) || !strncmp(name, "koi8-", 5) ||
+	       (!strncmp(name, "windows-125", 11) && strcmp(name, "windows-1258") != 0);
+}
+
+/* The last such charset a thread converted: what iconv gives for each byte
+ * (U+FFFD where it refuses the byte, as cs_convert() writes). */
+typedef struct sb_table {
+	char name[SD_CHARSET_NAME];
+	int state; /* 0: not built, 1: built, -1: iconv did not convert a byte alone */
+	unsigned char len[256];
+	char utf8[256][4];
+} sb_table;
+
+static _Thread_local sb_table sb_last;
+
+static const sb_table *sb_table_for(const char *name, iconv_t cd)
+{
+	sb_table *t = &sb_last;
+
+	if (t->state && !strcmp(t->name, name))
+		return t->state > 0 ? t : NULL;
+	sd_strlcpy(t->name, name, strlen(name), sizeof(t->name));
+	t->state = 1;
+	for (int c = 0; c < 256; c++) {
+		char in = (char)c, out[8], *ip = &in, *op = out;
+		size_t il = 1, ol = sizeof(out), r;
+		iconv(cd, NULL, NULL, NULL, NULL);
+		r = iconv(cd, &ip, &il, &op, &ol);
+		if (r == (size_t)-1 && errno == EILSEQ && op == out) {
+			memcpy(t->utf8[c], sd_repl, 3);
+			t->len[c] = 3;
+		} else if (r != (size_t)-1 && il == 0 && op > out && op - out <= 4) {
+			memcpy(t->utf8[c], out, (size_t)(op - out));
+			t->len[c] = (unsigned char)(op - out);
+		} else {
+			t->state = -1;
+			break;
+		}
+	}
+	return t->state > 0 ? t : NULL;
+}
+
+/* cs_convert() for a stateless single-byte charset, by its table: the same
+ * bytes, until about max of them. 0 when the charset is not one. */
+static int sb_convert(sd_buf *b, const char *name, iconv_t cd, const char *in, size_t n, size_t max)
+{
+	const sb_table *t = sb_stateless(name) ? sb_table_for(name, cd) : NULL;
+	size_t start = b->len, i = 0;
+
+	if (!t)
+		return 0;
+	while (i < n && b->len - start < max) {
+		size_t step = n - i < 256 ? n - i : 256;
+		char *op;
+		if (sd_buf_reserve(b, 4 * step) < 0)
+			return 1;
+		op = b->data + b->len;
+		for (size_t end = i + step; i < end; i++) {
+			unsigned char c = (unsigned char)in[i];
+			memcpy(op, t->utf8[c], 4);
+			op += t->len[c];
+		}
+		b->len = (size_t)(op - b->data);
+		b->data[b->len] = '\0';
+	}
+	return 1;
+}
+
 /* Cut b back to at most start+max bytes, not inside a UTF-8 sequence. */
 static void cut_utf8(sd_buf *b, size_t start, size_t max)
 {
@@ -469,7 +544,8 @@ void sd_buf_put_utf8(sd_buf *b, sd_str charset, sd_str in, size_t max)
 		if (k > max)
 			k = max;
 		sd_buf_put(b, in.p, k);
-		cs_convert(b, cd, in.p + k, in.n - k, max - k);
+		if (!sb_convert(b, name, cd, in.p + k, in.n - k, max - k))
+			cs_convert(b, cd, in.p + k, in.n - k, max - k);
 	}
 	cut_utf8(b, start, max);
 }

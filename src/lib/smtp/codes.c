@@ -166,3 +166,21 @@ int sd_text_codes(const char *p, size_t n, char status[SD_STATUS_MAX])
 		status_of(f, cnt, 0, status);
 	return mentions_xunix(p, n) ? 0 : reply_of(f, cnt, status[0]);
 }
+
+int sd_text_class(const char *p, size_t n)
+{
+	sd_found f[SD_TEXT_CODES];
+	char st[SD_STATUS_MAX] = "";
+	size_t cnt;
+	int r;
+
+	if (!p || n < 3)
+		return 0;
+	cnt = sd_find_codes(p, n, f, SD_TEXT_CODES);
+	if (n >= 5)
+		status_of(f, cnt, 0, st);
+	if (st[0])
+		return st[0];
+	r = mentions_xunix(p, n) ? 0 : reply_of(f, cnt, 0);
+	return r ? '0' + r / 100 : 0;
+}

@@ -68,6 +68,10 @@ int sd_text_reply(const char *p, size_t n, int cls);
 /* Both in one reading: the status (any class) into status, and the reply code
  * of its class (of any, without one) returned, as the two calls above give. */
 int sd_text_codes(const char *p, size_t n, char status[SD_STATUS_MAX]);
+/* The class digit ('2', '4', '5') of the status sd_text_status() reads in the
+ * text, else of the reply code sd_text_reply() reads; 0 if none. One reading
+ * of the text for both. */
+int sd_text_class(const char *p, size_t n);
 /* Of two statuses (a: the Status: field, b: found in the text), the one to keep,
  * given the reply code (0 when none). Returns a or b (may be ""). */
 const char *sd_status_prefer(const char *a, const char *b, int reply);

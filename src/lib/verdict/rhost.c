@@ -6,6 +6,7 @@
 
 #include "verdict/rhost.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -131,6 +132,23 @@ static const struct {
 	{ RH_TENCENT, "service.mail.qq.com/" }, { RH_TENCENT, "service.exmail.qq.com/" },
 	{ RH_ZOHO, "zoho.com/mail/" }, { RH_MESSAGELABS, ".messagelabs.com" },
 };
+#define RH_NSIGS (sizeof(rh_sigs) / sizeof(rh_sigs[0]))
+
+/* Pieces that several signatures hold: a text without one holds none of them,
+ * and they are not looked for one by one. rh_gate[i]: the piece signature i
+ * holds (an index into rh_gates), 0 for none; found at the first use. */
+static const char *const rh_gates[] = { NULL, ".com", "resolver." };
+#define RH_NGATES (sizeof(rh_gates) / sizeof(rh_gates[0]))
+static unsigned char rh_gate[RH_NSIGS];
+static pthread_once_t rh_gate_once = PTHREAD_ONCE_INIT;
+
+static void rh_gates_init(void)
+{
+	for (size_t i = 0; i < RH_NSIGS; i++)
+		for (size_t g = 1; g < RH_NGATES && !rh_gate[i]; g++)
+			if (strstr(rh_sigs[i].sig, rh_gates[g]))
+				rh_gate[i] = (unsigned char)g;
+}
 
 /* Signatures of the providers whose own codes decide where the reading takes
  * them (the default; the reference decoder reads their words only): their
@@ -145,9 +163,19 @@ static const struct {
 
 static int rh_signed(const sd_vd_in *in)
 {
-	for (size_t i = 0; i < sizeof(rh_sigs) / sizeof(rh_sigs[0]); i++)
-		if (has(in->lc, in->diagn, rh_sigs[i].sig))
+	int open[RH_NGATES]; /* does the text hold the piece: 1, 0, -1 not yet looked for */
+
+	pthread_once(&rh_gate_once, rh_gates_init);
+	open[0] = 1;
+	for (size_t g = 1; g < RH_NGATES; g++)
+		open[g] = -1;
+	for (size_t i = 0; i < RH_NSIGS; i++) {
+		int g = rh_gate[i];
+		if (open[g] < 0)
+			open[g] = has(in->lc, in->diagn, rh_gates[g]);
+		if (open[g] && has(in->lc, in->diagn, rh_sigs[i].sig))
 			return rh_sigs[i].cls;
+	}
 	for (size_t i = 0; in->provider_codes && i < sizeof(rh_code_sigs) / sizeof(rh_code_sigs[0]); i++)
 		if (has(in->lc, in->diagn, rh_code_sigs[i].sig))
 			return rh_code_sigs[i].cls;

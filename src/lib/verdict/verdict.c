@@ -66,19 +66,6 @@ const char *sd_vd_command_find(const char *p, size_t n)
 	return last;
 }
 
-/* Class digit of the status in text, else of the reply code; 0 if none. */
-static int first_code_class(const char *p, size_t n)
-{
-	char st[SD_STATUS_MAX];
-	int r;
-
-	sd_text_status(p, n, 0, st);
-	if (st[0])
-		return st[0];
-	r = sd_text_reply(p, n, 0);
-	return r ? '0' + r / 100 : 0;
-}
-
 /* Words that say a refusal lasts a while, in the languages of the rules: a
  * text without a code that holds one is transient (a block "temporarily"
  * lifted, Aruba's "bloccato temporaneamente", WEB.DE's "temporär"), and
@@ -102,7 +89,7 @@ int sd_vd_is_temporary(const char *p, size_t n)
 {
 	if (!p || !n)
 		return 0;
-	if (first_code_class(p, n) == '4')
+	if (sd_text_class(p, n) == '4')
 		return 1;
 	for (size_t i = 0; i < sizeof(temp_words) / sizeof(temp_words[0]); i++) {
 		size_t wl = strlen(temp_words[i]);
