@@ -15,6 +15,7 @@ typedef struct row {
 	char command[16];
 	int hardbounce;
 	int words; /* a word family decided (a "family:" step in the trail) */
+	int provider; /* the remote host's vocabulary decided first (an "rhost:" step): provider-codes */
 } row;
 
 typedef struct result {
