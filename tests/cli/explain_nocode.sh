@@ -149,3 +149,34 @@ prose "sv delivered" "Paketet levererades i går."
 prose "ja delivered" "荷物は昨日配達されました。"
 prose "zh delivered" "您的包裹已送达。"
 prose "ko delivered" "소포가 어제 배달되었습니다."
+
+# The cause in the words of localized NDRs, and refusals and delays in the
+# languages whose stems the lines above miss.
+notice "it mailbox full" "La cassetta postale del destinatario è piena e al momento non può accettare messaggi." mailboxfull true
+notice "sv mailbox full" "Mottagarens postlåda är full och kan inte ta emot meddelanden just nu." mailboxfull true
+notice "da mailbox full" "Modtagerens postkasse er fuld og kan ikke modtage meddelelser lige nu." mailboxfull true
+notice "nb mailbox full" "Mottakerens postboks er full og kan ikke motta meldinger nå." mailboxfull true
+notice "ro mailbox full" "Cutia poștală a destinatarului este plină." mailboxfull true
+notice "el mailbox full" "Το γραμματοκιβώτιο του παραλήπτη είναι πλήρες." mailboxfull true
+notice "vi mailbox full" "Hộp thư của người nhận đã đầy." mailboxfull true
+notice "ko too large" "메시지가 너무 큽니다." emailtoolarge false
+notice "fi rejected" "Viesti hylättiin." onhold false
+notice "hu rejected" "Az üzenetet elutasították." onhold false
+notice "he rejected" "ההודעה נדחתה." onhold false
+notice "ar rejected" "تم رفض الرسالة." onhold false
+notice "th rejected" "ข้อความถูกปฏิเสธ" onhold false
+notice "fi delayed" "Sähköpostin toimitus viivästyi." onhold true
+notice "sv delayed" "Leveransen är försenad." onhold true
+notice "cs delayed" "Doručení zprávy je zpožděno." onhold true
+notice "da delayed" "Levering af meddelelsen er forsinket." onhold true
+notice "el delayed" "Η παράδοση του μηνύματος καθυστερεί." onhold true
+notice "tr delayed" "Mesaj teslimatı gecikti." onhold true
+notice "uk delayed" "Доставку повідомлення затримано." onhold true
+notice "vi delayed" "Việc gửi thư bị trì hoãn." onhold true
+notice "id delayed" "Pengiriman pesan tertunda." onhold true
+notice "he delayed" "המסירה של ההודעה מתעכבת." onhold true
+notice "ar temporary error" "خطأ مؤقت في الخادم" onhold true
+notice "th delayed" "การส่งข้อความล่าช้า" onhold true
+prose "fi late train" "Juna on myöhässä kymmenen minuuttia."
+prose "ru late train" "Поезд задерживается на десять минут."
+prose "ar meeting" "تم تأكيد الاجتماع غدا."
