@@ -180,3 +180,24 @@ notice "th delayed" "การส่งข้อความล่าช้า" 
 prose "fi late train" "Juna on myöhässä kymmenen minuuttia."
 prose "ru late train" "Поезд задерживается на десять минут."
 prose "ar meeting" "تم تأكيد الاجتماع غدا."
+
+# Gmail's notices and their localized "address not found"; Sendmail's delay
+# warning, which is a retry.
+notice "Gmail temporary problem" "Delivery incomplete. There was a temporary problem delivering your message to jo@example.com. Gmail will retry for 47 more hours." onhold true
+notice "Sendmail delay warning" "Warning: could not send message for past 4 hours" onhold true
+notice "de inbox full" "Der Posteingang des Empfängers ist voll." mailboxfull true
+notice "de address not found" "Adresse nicht gefunden" userunknown false
+notice "es not delivered" "Mensaje no entregado" onhold false
+notice "nl address not found" "Adres niet gevonden" userunknown false
+notice "pl address not found" "Nie znaleziono adresu" userunknown false
+notice "sv address not found" "Adressen hittades inte" userunknown false
+notice "da address not found" "Adressen blev ikke fundet" userunknown false
+notice "hu address not found" "A cím nem található" userunknown false
+notice "ro address not found" "Adresa nu a fost găsită" userunknown false
+notice "vi address not found" "Không tìm thấy địa chỉ" userunknown false
+notice "ja not delivered" "メッセージが配信されませんでした" onhold false
+notice "zh address not found" "找不到地址" userunknown false
+notice "zh not delivered" "邮件未送达" onhold false
+notice "ko address not found" "주소를 찾을 수 없음" userunknown false
+prose "en problem solved" "We had a problem with the printer, now solved."
+prose "de address list" "Die Adresse steht im Anhang."
