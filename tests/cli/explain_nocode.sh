@@ -75,3 +75,129 @@ nocode "Chinese refusal" "您发送的邮件被对方服务器拒绝" onhold
 nocode "Chinese recipient refuses" "收件人拒收" filtered
 nocode "Chinese wrong address" "该邮件被退回：收件人地址错误" userunknown
 expect_exit 2 "a word of detection alone is no failure" -- "$BIN" explain --text "We found the report you asked for."
+
+# Delivery-failure notices as mail systems word them (Exchange Online's and
+# Outlook's NDRs per locale, gromox's bounce templates, Sendmail): a notice
+# with a failure word and no cause is explained as onhold, never exit 2; one
+# that names its cause gets the cause's reason; temporary and delay words
+# make it a retry. Prose that tells of a delivery that happened still exits 2.
+notice() {
+	expect_exit 0 "notice: $1" -- "$BIN" explain --json --text "$2"
+	expect_out "\"reason\":\"$3\"" "$1 is $3"
+	expect_out "\"retry\":$4" "$1 retry $4"
+}
+notice "en couldn't be delivered" "Your message couldn't be delivered to the recipient. Contact your email admin." onhold false
+notice "en returned mail" "Returned mail: see transcript for details" onhold false
+notice "en delayed" "Delivery is delayed to these recipients or groups:" onhold true
+notice "de undeliverable" "Unzustellbar: Angebot für Dezember" onhold false
+notice "de address not found" "Die E-Mail-Adresse des Empfängers wurde im E-Mail-System des Empfängers nicht gefunden." userunknown false
+notice "fr not delivered" "Votre message n'a pas pu être remis au destinataire." onhold false
+notice "fr delayed" "La remise à ces destinataires ou groupes est retardée :" onhold true
+notice "es not delivered" "Su mensaje no ha podido ser entregado al destinatario." onhold false
+notice "es temporary error" "Error temporal: el mensaje todavía no se ha entregado." onhold true
+notice "it undeliverable" "Impossibile recapitare il messaggio ai destinatari." onhold false
+notice "it permanent error" "Errore permanente: il messaggio è stato restituito al mittente." onhold false
+notice "pt not delivered" "Sua mensagem não pôde ser entregue ao destinatário." onhold false
+notice "nl not delivered" "Uw bericht kon niet worden bezorgd bij de ontvanger." onhold false
+notice "pl not delivered" "Nie można dostarczyć wiadomości do adresata." onhold false
+notice "pl address not found" "Nie znaleziono adresu e-mail adresata w jego systemie poczty e-mail." userunknown false
+notice "ru not delivered" "Сообщение не доставлено одному или нескольким получателям." onhold false
+notice "ru temporary error" "Временная ошибка: сообщение не доставлено." onhold true
+notice "uk not delivered" "Повідомлення не доставлено одержувачу." onhold false
+notice "cs not delivered" "Zprávu nelze doručit příjemci." onhold false
+notice "hu not delivered" "Az üzenetet nem sikerült kézbesíteni a címzettnek." onhold false
+notice "ro not delivered" "Mesajul nu a putut fi livrat destinatarului." onhold false
+notice "el not delivered" "Δεν ήταν δυνατή η παράδοση του μηνύματος στον παραλήπτη." onhold false
+notice "tr not delivered" "İleti alıcıya teslim edilemedi." onhold false
+notice "sv not delivered" "Meddelandet kunde inte levereras till mottagaren." onhold false
+notice "da not delivered" "Meddelelsen kunne ikke leveres til modtageren." onhold false
+notice "nb not delivered" "Meldingen kunne ikke leveres til mottakeren." onhold false
+notice "fi not delivered" "Viestiä ei voitu toimittaa vastaanottajalle." onhold false
+notice "vi not delivered" "Không thể gửi thư đến người nhận." onhold false
+notice "id not delivered" "Pesan tidak dapat dikirim ke penerima." onhold false
+notice "he not delivered" "לא ניתן היה למסור את ההודעה לנמען." onhold false
+notice "ar not delivered" "تعذر تسليم الرسالة إلى المستلم." onhold false
+notice "th not delivered" "ไม่สามารถส่งข้อความถึงผู้รับได้" onhold false
+notice "ja undeliverable" "配信不能: 月次報告書" onhold false
+notice "ja no such user" "受信者が存在していないため、メール送信失敗" userunknown false
+notice "ja temporary error" "一時的なエラーのため配信できませんでした" onhold true
+notice "zh not delivered" "无法传递到以下收件人或组:" onhold false
+notice "zh mailbox full" "投递失败，收件人邮箱已满" mailboxfull true
+notice "zh too large" "投递失败，邮件过大" emailtoolarge false
+notice "zh delayed" "邮件投递延迟，系统将继续尝试" onhold true
+notice "ko not delivered" "다음 받는 사람 또는 그룹에게 배달하지 못했습니다." onhold false
+notice "ko undeliverable" "배달되지 않음: 월간 보고서" onhold false
+
+prose() {
+	expect_exit 2 "prose: $1" -- "$BIN" explain --text "$2"
+}
+prose "en delivered" "Your parcel was delivered yesterday at noon."
+prose "en delayed train" "The train was delayed by ten minutes."
+prose "en temporary permit" "The temporary parking permit is attached."
+prose "de delivered" "Ihre Bestellung wurde heute zugestellt."
+prose "fr delivered" "Votre colis a été remis au gardien."
+prose "es delivered" "Su pedido fue entregado ayer."
+prose "it delivered" "Il pacco è stato consegnato ieri."
+prose "pt delivered" "Sua encomenda foi entregue ontem."
+prose "nl delivered" "Uw pakket is gisteren bezorgd."
+prose "pl delivered" "Paczka została dostarczona wczoraj."
+prose "ru delivered" "Посылка доставлена вчера."
+prose "cs delivered" "Zásilka byla doručena včera."
+prose "el delivered" "Το δέμα παραδόθηκε χθες."
+prose "tr delivered" "Paket dün teslim edildi."
+prose "sv delivered" "Paketet levererades i går."
+prose "ja delivered" "荷物は昨日配達されました。"
+prose "zh delivered" "您的包裹已送达。"
+prose "ko delivered" "소포가 어제 배달되었습니다."
+
+# The cause in the words of localized NDRs, and refusals and delays in the
+# languages whose stems the lines above miss.
+notice "it mailbox full" "La cassetta postale del destinatario è piena e al momento non può accettare messaggi." mailboxfull true
+notice "sv mailbox full" "Mottagarens postlåda är full och kan inte ta emot meddelanden just nu." mailboxfull true
+notice "da mailbox full" "Modtagerens postkasse er fuld og kan ikke modtage meddelelser lige nu." mailboxfull true
+notice "nb mailbox full" "Mottakerens postboks er full og kan ikke motta meldinger nå." mailboxfull true
+notice "ro mailbox full" "Cutia poștală a destinatarului este plină." mailboxfull true
+notice "el mailbox full" "Το γραμματοκιβώτιο του παραλήπτη είναι πλήρες." mailboxfull true
+notice "vi mailbox full" "Hộp thư của người nhận đã đầy." mailboxfull true
+notice "ko too large" "메시지가 너무 큽니다." emailtoolarge false
+notice "fi rejected" "Viesti hylättiin." onhold false
+notice "hu rejected" "Az üzenetet elutasították." onhold false
+notice "he rejected" "ההודעה נדחתה." onhold false
+notice "ar rejected" "تم رفض الرسالة." onhold false
+notice "th rejected" "ข้อความถูกปฏิเสธ" onhold false
+notice "fi delayed" "Sähköpostin toimitus viivästyi." onhold true
+notice "sv delayed" "Leveransen är försenad." onhold true
+notice "cs delayed" "Doručení zprávy je zpožděno." onhold true
+notice "da delayed" "Levering af meddelelsen er forsinket." onhold true
+notice "el delayed" "Η παράδοση του μηνύματος καθυστερεί." onhold true
+notice "tr delayed" "Mesaj teslimatı gecikti." onhold true
+notice "uk delayed" "Доставку повідомлення затримано." onhold true
+notice "vi delayed" "Việc gửi thư bị trì hoãn." onhold true
+notice "id delayed" "Pengiriman pesan tertunda." onhold true
+notice "he delayed" "המסירה של ההודעה מתעכבת." onhold true
+notice "ar temporary error" "خطأ مؤقت في الخادم" onhold true
+notice "th delayed" "การส่งข้อความล่าช้า" onhold true
+prose "fi late train" "Juna on myöhässä kymmenen minuuttia."
+prose "ru late train" "Поезд задерживается на десять минут."
+prose "ar meeting" "تم تأكيد الاجتماع غدا."
+
+# Gmail's notices and their localized "address not found"; Sendmail's delay
+# warning, which is a retry.
+notice "Gmail temporary problem" "Delivery incomplete. There was a temporary problem delivering your message to jo@example.com. Gmail will retry for 47 more hours." onhold true
+notice "Sendmail delay warning" "Warning: could not send message for past 4 hours" onhold true
+notice "de inbox full" "Der Posteingang des Empfängers ist voll." mailboxfull true
+notice "de address not found" "Adresse nicht gefunden" userunknown false
+notice "es not delivered" "Mensaje no entregado" onhold false
+notice "nl address not found" "Adres niet gevonden" userunknown false
+notice "pl address not found" "Nie znaleziono adresu" userunknown false
+notice "sv address not found" "Adressen hittades inte" userunknown false
+notice "da address not found" "Adressen blev ikke fundet" userunknown false
+notice "hu address not found" "A cím nem található" userunknown false
+notice "ro address not found" "Adresa nu a fost găsită" userunknown false
+notice "vi address not found" "Không tìm thấy địa chỉ" userunknown false
+notice "ja not delivered" "メッセージが配信されませんでした" onhold false
+notice "zh address not found" "找不到地址" userunknown false
+notice "zh not delivered" "邮件未送达" onhold false
+notice "ko address not found" "주소를 찾을 수 없음" userunknown false
+prose "en problem solved" "We had a problem with the printer, now solved."
+prose "de address list" "Die Adresse steht im Anhang."

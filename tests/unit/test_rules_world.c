@@ -376,6 +376,28 @@ static void test_temporary(void **state)
 		{ "Adres IP zablokowany tymczasowo", 1 },
 		{ "Ваш IP временно заблокирован", 1 },
 		{ "Mailbox temporarily disabled", 1 },
+		/* delivery notices: temporary errors and delays, in the notices' languages */
+		{ "Delivery is delayed to these recipients or groups", 1 },
+		{ "Die Zustellung an diese Empf\xc3\xa4nger ist verz\xc3\xb6gert", 1 },
+		{ "La remise est retard\xc3\xa9" "e", 1 },
+		{ "Error temporal: el mensaje no se ha entregado", 1 },
+		{ "Errore temporaneo del server", 1 },
+		{ "Erro tempor\xc3\xa1rio na entrega", 1 },
+		{ "B\xc5\x82\xc4\x85" "d tymczasowy serwera", 1 },
+		{ "\xd0\x92\xd1\x80\xd0\xb5\xd0\xbc\xd0\xb5\xd0\xbd\xd0\xbd\xd0\xb0\xd1\x8f \xd0\xbe\xd1\x88\xd0\xb8\xd0\xb1\xd0\xba\xd0\xb0", 1 }, /* Временная ошибка */
+		{ "Tillf\xc3\xa4lligt fel, f\xc3\xb6rs\xc3\xb6k igen", 1 },
+		{ "Ge\xc3\xa7ici hata", 1 },
+		{ "\xe4\xb8\x80\xe6\x99\x82\xe7\x9a\x84\xe3\x81\xaa\xe3\x82\xa8\xe3\x83\xa9\xe3\x83\xbc", 1 }, /* 一時的なエラー */
+		{ "\xe9\x82\xae\xe4\xbb\xb6\xe6\x8a\x95\xe9\x80\x92\xe5\xbb\xb6\xe8\xbf\x9f", 1 }, /* 邮件投递延迟 */
+		{ "Leveransen \xc3\xa4r f\xc3\xb6rsenad", 1 },
+		{ "Levering af meddelelsen er forsinket", 1 },
+		{ "Doru\xc4\x8d" "en\xc3\xad zpr\xc3\xa1vy je zpo\xc5\xbe" "d\xc4\x9bno", 1 },
+		{ "Mesaj teslimat\xc4\xb1 gecikti", 1 },
+		{ "Pengiriman pesan tertunda", 1 },
+		{ "\xd8\xae\xd8\xb7\xd8\xa3 \xd9\x85\xd8\xa4\xd9\x82\xd8\xaa \xd9\x81\xd9\x8a \xd8\xa7\xd9\x84\xd8\xae\xd8\xa7\xd8\xaf\xd9\x85", 1 }, /* ar: a temporary server error */
+		{ "\xe0\xb8\x81\xe0\xb8\xb2\xe0\xb8\xa3\xe0\xb8\xaa\xe0\xb9\x88\xe0\xb8\x87\xe0\xb8\x82\xe0\xb9\x89\xe0\xb8\xad\xe0\xb8\x84\xe0\xb8\xa7\xe0\xb8\xb2\xe0\xb8\xa1\xe0\xb8\xa5\xe0\xb9\x88\xe0\xb8\xb2\xe0\xb8\x8a\xe0\xb9\x89\xe0\xb8\xb2", 1 }, /* th: the sending is late */
+		{ "Permanent error: the message could not be delivered", 0 },
+		{ "Erreur permanente : message non remis", 0 },
 		{ "Mailbox does not exist", 0 },
 		{ "A contemporary design was rejected", 0 },
 	};

@@ -69,20 +69,34 @@ const char *sd_vd_command_find(const char *p, size_t n)
 /* Words that say a refusal lasts a while, in the languages of the rules: a
  * text without a code that holds one is transient (a block "temporarily"
  * lifted, Aruba's "bloccato temporaneamente", WEB.DE's "temporär"), and
- * greylisting, which is a deferral by definition (RFC 6647 2.1). Each
- * follows a blank or starts the text, so "contemporary" is none of them. */
+ * greylisting, which is a deferral by definition (RFC 6647 2.1), and a
+ * delay notice's "delayed" (the MTA keeps the message and retries). Each
+ * follows a blank or starts the text, so "contemporary" is none of them; a
+ * capital that ASCII folding misses is listed as well. */
 static const char *const temp_words[] = {
-	" temporar",   /* en temporary, temporarily */
-	" persistent", /* en persistent (transient) failure */
-	" tempor\xc3\xa4r", " vor\xc3\xbc" "bergehend", /* de temporär, vorübergehend */
-	" temporaire", /* fr temporaire, temporairement */
-	" temporalmente", " temporal ", /* es, pt */
-	" temporaneamente", /* it */
-	" temporariamente", /* pt */
-	" tymczasowo", /* pl */
-	" tijdelijk", /* nl */
-	" \xd0\xb2\xd1\x80\xd0\xb5\xd0\xbc\xd0\xb5\xd0\xbd\xd0\xbd\xd0\xbe", /* ru временно */
-	" greylist", " graylist", " grey-list", " gray-list", " greylisted", /* greylisting */
+	" temporar", " persistent", " delayed", " could not send message for past", /* en temporary, temporarily; a delay notice; Sendmail's delay warning (queue.c) */
+	" tempor\xc3\xa4r", " vor\xc3\xbc" "bergehend", " verz\xc3\xb6gert", /* de temporär, vorübergehend, verzögert */
+	" temporaire", " retard\xc3\xa9", /* fr temporaire, retardé */
+	" temporalmente", " temporal ", " error temporal", " retrasad", /* es temporal, retrasado */
+	" temporane", " ritardat", /* it temporaneo, temporaneamente, ritardato */
+	" temporariamente", " tempor\xc3\xa1ri", " atrasad", /* pt temporário, temporariamente, atrasado */
+	" tymczasow", " op\xc3\xb3\xc5\xbanion", /* pl tymczasowy, tymczasowo, opóźniony */
+	" tijdelijk", " vertraagd", /* nl tijdelijk, vertraagd */
+	" \xd0\xb2\xd1\x80\xd0\xb5\xd0\xbc\xd0\xb5\xd0\xbd\xd0\xbd", " \xd0\xb7\xd0\xb0\xd0\xb4\xd0\xb5\xd1\x80\xd0\xb6", " \xd1\x82\xd0\xb8\xd0\xbc\xd1\x87\xd0\xb0\xd1\x81\xd0\xbe\xd0\xb2", " \xd0\x92\xd1\x80\xd0\xb5\xd0\xbc\xd0\xb5\xd0\xbd\xd0\xbd", " \xd0\x97\xd0\xb0\xd0\xb4\xd0\xb5\xd1\x80\xd0\xb6", " \xd0\xa2\xd0\xb8\xd0\xbc\xd1\x87\xd0\xb0\xd1\x81\xd0\xbe\xd0\xb2", /* ru временно, временная, задержка; uk тимчасово */
+	" do\xc4\x8d" "asn", " ideiglenes", " \xcf\x80\xcf\x81\xce\xbf\xcf\x83\xcf\x89\xcf\x81\xce\xb9\xce\xbd", " \xce\xa0\xcf\x81\xce\xbf\xcf\x83\xcf\x89\xcf\x81\xce\xb9\xce\xbd", " ge\xc3\xa7ici", /* cs dočasný, hu ideiglenes, el προσωρινό, tr geçici */
+	" tillf\xc3\xa4llig", " midlertidig", " tilap\xc3\xa4i", " v\xc3\xa4liaikai", /* sv tillfälligt, da nb midlertidig, fi tilapäinen, väliaikainen */
+	" t\xe1\xba\xa1m th\xe1\xbb\x9di", " sementara", /* vi tạm thời, id sementara */
+	" f\xc3\xb6rsenad", " f\xc3\xb6rdr\xc3\xb6jd", " forsinket", " viiv\xc3\xa4sty", /* sv försenad, fördröjd, da nb forsinket, fi viivästynyt */
+	" zpo\xc5\xbe" "d\xc4\x9bn", " k\xc3\xa9sik", " k\xc3\xa9sleltet", " \xc3\xaent\xc3\xa2rziat", " \xce\xba\xce\xb1\xce\xb8\xcf\x85\xcf\x83\xcf\x84\xce\xad\xcf\x81", " \xce\xba\xce\xb1\xce\xb8\xcf\x85\xcf\x83\xcf\x84\xce\xb5\xcf\x81", " gecik", " \xd0\xb7\xd0\xb0\xd1\x82\xd1\x80\xd0\xb8\xd0\xbc", /* cs zpožděno, hu késik, késleltetett, ro întârziat, el καθυστέρηση, tr gecikti, uk затримано */
+	" tr\xc3\xac ho\xc3\xa3n", " tertunda", " \xd7\x96\xd7\x9e\xd7\xa0\xd7\x99", " \xd7\x9e\xd7\xaa\xd7\xa2\xd7\x9b\xd7\x91", " \xd7\x94\xd7\xaa\xd7\xa2\xd7\x9b\xd7\x91", " \xd9\x85\xd8\xa4\xd9\x82\xd8\xaa", " \xd8\xaa\xd8\xa3\xd8\xae\xd8\xb1", " \xd9\x85\xd8\xaa\xd8\xa3\xd8\xae\xd8\xb1", /* vi trì hoãn, id tertunda, he זמני, מתעכב, ar مؤقت, تأخر */
+	" greylist", " graylist", " grey-list", " gray-list", " greylisted", /* greylisting, a deferral by definition (RFC 6647 2.1) */
+};
+/* Scripts written without blanks between words: the word anywhere. */
+static const char *const temp_words_cjk[] = {
+	"\xe4\xb8\x80\xe6\x99\x82\xe7\x9a\x84", "\xe9\x81\x85\xe5\xbb\xb6", /* ja 一時的, 遅延 */
+	"\xe4\xb8\xb4\xe6\x97\xb6", "\xe8\x87\xa8\xe6\x99\x82", "\xe6\x9a\x82\xe6\x97\xb6", "\xe6\x9a\xab\xe6\x99\x82", "\xe5\xbb\xb6\xe8\xbf\x9f", "\xe5\xbb\xb6\xe9\x81\xb2", /* zh 临时, 暂时, 延迟 (simplified and traditional) */
+	"\xec\x9d\xbc\xec\x8b\x9c\xec\xa0\x81", "\xec\xa7\x80\xec\x97\xb0", /* ko 일시적, 지연 */
+	"\xe0\xb8\x8a\xe0\xb8\xb1\xe0\xb9\x88\xe0\xb8\xa7\xe0\xb8\x84\xe0\xb8\xa3\xe0\xb8\xb2\xe0\xb8\xa7", "\xe0\xb8\xa5\xe0\xb9\x88\xe0\xb8\xb2\xe0\xb8\x8a\xe0\xb9\x89\xe0\xb8\xb2", /* th ชั่วคราว, ล่าช้า */
 };
 
 int sd_vd_is_temporary(const char *p, size_t n)
@@ -96,5 +110,8 @@ int sd_vd_is_temporary(const char *p, size_t n)
 		if (sd_memcasemem(p, n, temp_words[i], wl) || (n >= wl - 1 && sd_memcaseeq(p, temp_words[i] + 1, wl - 1)))
 			return 1;
 	}
+	for (size_t i = 0; i < sizeof(temp_words_cjk) / sizeof(temp_words_cjk[0]); i++)
+		if (sd_memmem(p, n, temp_words_cjk[i], strlen(temp_words_cjk[i])))
+			return 1;
 	return 0;
 }
