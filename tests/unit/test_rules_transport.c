@@ -65,6 +65,18 @@ static const row texts[] = {
 	{ "550 5.7.1 PTR record does not match the HELO name", "requireptr" },
 	{ "554 5.7.1 Generic reverse DNS names are not accepted: 192-0-2-1.dyn.example.net", "requireptr" },
 	{ "554 5.7.1 Dynamic-looking rDNS refused", "requireptr" },
+	/* the same facts in general words */
+	{ "530 5.7.0 Encryption required", "failedstarttls" },
+	{ "550 5.7.0 A secure connection (TLS) is required", "failedstarttls" },
+	{ "454 4.7.0 STARTTLS is required before MAIL FROM", "failedstarttls" },
+	{ "421 4.7.0 TLS handshake error, closing connection", "failedstarttls" },
+	{ "451 4.7.5 Unable to negotiate TLS with mx.example.org", "failedstarttls" },
+	{ "451 4.4.3 DNS lookup failed for example.org, try again later", "networkerror" },
+	{ "MX lookup for example.org timed out", "networkerror" },
+	{ "550 5.7.1 Unable to resolve the hostname of your IP address 192.0.2.1", "requireptr" },
+	{ "421 4.7.0 Your IP 192.0.2.1 has no reverse DNS, try again later", "requireptr" },
+	{ "554 5.7.1 PTR record required for 192.0.2.1", "requireptr" },
+	{ "550 5.7.1 The reverse hostname of 192.0.2.1 does not resolve back to it", "requireptr" },
 };
 
 /* Texts with some of the same words that mean something else. */
@@ -80,6 +92,10 @@ static const row others[] = {
 	/* X.7.1 alone is blocked; a TLS phrase says what it refused */
 	{ "450 4.7.1 Client host rejected: Access denied", "blocked" },
 	{ "550 5.7.1 Must issue a STARTTLS command first", "failedstarttls" },
+	/* a word that only holds "a lookup" or "PTR" says nothing of DNS or reverse DNS */
+	{ "550 5.1.1 <jo@example.org>: Recipient address rejected: User unknown in local recipient table",
+	  "userunknown" },
+	{ "552 5.2.2 Mailbox full: the PTR department's quota is exceeded", "mailboxfull" },
 };
 
 typedef struct {
