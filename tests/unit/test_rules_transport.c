@@ -65,6 +65,14 @@ static const row texts[] = {
 	{ "550 5.7.1 PTR record does not match the HELO name", "requireptr" },
 	{ "554 5.7.1 Generic reverse DNS names are not accepted: 192-0-2-1.dyn.example.net", "requireptr" },
 	{ "554 5.7.1 Dynamic-looking rDNS refused", "requireptr" },
+	/* the HELO name judged as the client's identity */
+	{ "550 5.7.1 Invalid HELO name", "blocked" },
+	{ "554 5.7.1 Bad HELO: localhost", "blocked" },
+	{ "550 5.7.1 HELO hostname does not resolve", "blocked" },
+	{ "550 5.7.1 EHLO name must be a fully-qualified domain name", "blocked" },
+	/* no MX host answered */
+	{ "421 4.7.0 All MX hosts for example.org are unreachable", "networkerror" },
+	{ "All mail servers for example.org failed to respond", "networkerror" },
 	/* the same facts in general words */
 	{ "530 5.7.0 Encryption required", "failedstarttls" },
 	{ "550 5.7.0 A secure connection (TLS) is required", "failedstarttls" },
@@ -116,6 +124,8 @@ static const whole verdicts[] = {
 	{ "451 4.4.3 example.org: Name server timeout", "networkerror", "retry", 1, 0 },
 	/* no mail host: the address is bad */
 	{ "550 5.1.2 No MX or A records for nosuch.example", "hostunknown", "suppress-recipient", 0, 1 },
+	/* a HELO refusal is the sender's set-up, not its credentials */
+	{ "550 5.7.1 Invalid HELO name", "blocked", "fix-sender-reputation", 0, 0 },
 	/* a missing PTR is the sender's to fix, never a bad recipient */
 	{ "550 5.7.1 rDNS lookup for 192.0.2.1 failed", "requireptr", "fix-sender-config", 0, 0 },
 	{ "421 4.7.1 Forward-confirmed reverse DNS required", "requireptr", "retry", 1, 0 },
