@@ -394,6 +394,7 @@ static int reference_reason(sd_classifier *c, const sd_evidence *ev, const readi
 	in.destination = ev->destination;
 	in.refusal_any_command = rd->refusal_any_command;
 	in.provider_codes = rd->provider_codes;
+	in.phrase_over_subject = rd->words_when_silent;
 	r = sd_vd_reason(c, &in, w);
 	cite(v, ev, &in, w, r);
 	if (w->src == SD_SRC_RHOST && w->advice >= 0)
@@ -638,10 +639,13 @@ static int receiver_fault_permanent(const sd_evidence *ev, int r)
 		return 0;
 	if (ev->replycode)
 		return ev->replycode / 100 == 5;
-	/* a loop the sending MTA found itself (no reply, no status): the same
+	/* a loop the sending MTA found itself (no reply, no status; Sendmail's
+	 * "MX list for example.org points back to mx.example.com" names it
+	 * without the word): the same
 	 * message loops again however often it is sent (RFC 5321 6.3); a DSN
 	 * writer's 5.0.0 beside it says no more than the class */
-	if ((!ev->status[0] || !strcmp(ev->status, "5.0.0")) && ev->textn && names_loop(ev->text, ev->textn))
+	if ((!ev->status[0] || !strcmp(ev->status, "5.0.0")) && ev->textn &&
+	    (names_loop(ev->text, ev->textn) || sd_memcasemem(ev->text, ev->textn, "points back to", 14)))
 		return 1;
 	/* 5.0.0 is what a DSN writer puts for any failure: it does not say the
 	 * receiving side refused for good */

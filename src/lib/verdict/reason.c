@@ -177,6 +177,17 @@ static int probe_hostunknown(const rctx *ctx)
 	return IN(SD_R_hostunknown);
 }
 
+/* X.7.1 ("delivery not authorized", RFC 3463 3.8) implies blocked on its own;
+ * where the reading lets a phrase speak over a status that names only its
+ * subject, a TLS phrase beside it says what was not authorized ("450 4.7.1
+ * Session encryption is required"). */
+static int probe_blocked(const rctx *ctx)
+{
+	if (IN(SD_R_blocked))
+		return 1;
+	return ctx->sname == SD_R_blocked && !(ctx->in->phrase_over_subject && IN(SD_R_failedstarttls));
+}
+
 /* First pass: reasons in order, each with its own test. A sending service's
  * notice that it did not send to a suppressed address comes first: it says
  * what happened, whatever the words it gives for the address's history. */
@@ -207,6 +218,7 @@ static int first_pass(const rctx *ctx)
 		case SD_R_rejected: hit = probe_rejected(ctx); break;
 		case SD_R_hostunknown: hit = probe_hostunknown(ctx); break;
 		case SD_R_spamdetected: hit = probe_spam(ctx); break;
+		case SD_R_blocked: hit = probe_blocked(ctx); break;
 		default: hit = simple(ctx, r); break;
 		}
 		if (hit)
@@ -233,7 +245,9 @@ static int gave_up(const rctx *ctx)
  * they are that attempt's network failure. */
 static int timed_out(const rctx *ctx)
 {
-	static const char *const t[] = { "connection timed out", "server did not respond" };
+	static const char *const t[] = { "connection timed out", "server did not respond",
+					 /* Gmail's wording of the same */
+					 "did not accept our requests to connect" };
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (sd_memmem(ctx->in->lc, ctx->in->diagn, t[i], strlen(t[i])))
@@ -299,6 +313,8 @@ static int another(const rctx *ctx)
 
 	if (explicit_reason(in->reason))
 		return in->reason;
+	if (t == SD_R_blocked && !probe_blocked(ctx))
+		t = -1; /* the TLS phrase says what X.7.1 does not */
 	if (!(sd_vd_retried(t) || strcmp(in->diagtype, "SMTP") != 0))
 		return t;
 	if (expiry(ctx))
