@@ -14,10 +14,7 @@
 #include "verdict/classify.h"
 #include "verdict/verdict.h"
 #include "smtpdiag.h"
-
-typedef struct {
-	const char *text, *reason;
-} row;
+#include "rule_rows.h"
 
 /* One line or more for each rule of services.rules, in its order. */
 static const row notices[] = {
@@ -112,56 +109,11 @@ static const row receivers[] = {
 	{ "550 5.2.2 Submission quota exceeded", "ratelimited" },
 };
 
-/* The whole verdict, through explain's reading of reply text; -1 when explain
- * found nothing to explain. */
-static int weigh(const char *t)
-{
-	smtpdiag_explanation *e = NULL;
-	smtpdiag_error err = { 0, "" };
-	int r = -1;
-
-	if (smtpdiag_explain(t, strlen(t), SMTPDIAG_EXPLAIN_TEXT, &e, &err) == 0) {
-		r = e->reason[0] ? sd_reason_index(e->reason) : -1;
-		smtpdiag_explanation_free(e);
-	}
-	return r;
-}
-
 /* Each notice holds a phrase of the reason it is read as. */
 static void test_phrases(void **state)
 {
-	sd_classifier *c = sd_classifier_new();
-	int bad = 0;
-
 	(void)state;
-	assert_non_null(c);
-	for (size_t i = 0; i < sizeof(notices) / sizeof(notices[0]); i++) {
-		sd_reasonset set = sd_classify_scan(c, notices[i].text, strlen(notices[i].text));
-		int want = sd_reason_index(notices[i].reason);
-
-		assert_true(want >= 0);
-		if (!(set & (1ull << want))) {
-			print_error("'%s': no %s phrase\n", notices[i].text, notices[i].reason);
-			bad++;
-		}
-	}
-	sd_classifier_free(c);
-	assert_int_equal(bad, 0);
-}
-
-static int check_verdicts(const row *t, size_t n)
-{
-	int bad = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		int r = weigh(t[i].text);
-		if (r < 0 || strcmp(sd_reason_name(r), t[i].reason) != 0) {
-			print_error("'%s' -> '%s', want '%s'\n", t[i].text, r < 0 ? "(nothing to explain)" : sd_reason_name(r),
-				    t[i].reason);
-			bad++;
-		}
-	}
-	return bad;
+	assert_int_equal(rr_check_phrases(notices, sizeof(notices) / sizeof(notices[0])), 0);
 }
 
 /* explain explains every notice, with or without a code, as its reason: a
@@ -169,13 +121,13 @@ static int check_verdicts(const row *t, size_t n)
 static void test_verdicts(void **state)
 {
 	(void)state;
-	assert_int_equal(check_verdicts(notices, sizeof(notices) / sizeof(notices[0])), 0);
+	assert_int_equal(rr_check_verdicts(notices, sizeof(notices) / sizeof(notices[0])), 0);
 }
 
 static void test_receivers(void **state)
 {
 	(void)state;
-	assert_int_equal(check_verdicts(receivers, sizeof(receivers) / sizeof(receivers[0])), 0);
+	assert_int_equal(rr_check_verdicts(receivers, sizeof(receivers) / sizeof(receivers[0])), 0);
 }
 
 int main(void)
