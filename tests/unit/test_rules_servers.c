@@ -1,6 +1,6 @@
 /* test_rules_servers.c - the reason rules of rules/servers.rules: the fixed
- * replies of Cyrus IMAP's LMTP, Stalwart, maddy, chasquid and Apache James,
- * read as a postmaster would by the kind of failure (a malformed recipient, a
+ * replies of Cyrus IMAP's LMTP, Stalwart, maddy, chasquid, Apache James and
+ * Dovecot's LMTP, read as a postmaster would by the kind of failure (a malformed recipient, a
  * disabled mailbox, the system's storage, broken framing, a recipient limit, a
  * relay refusal, authentication required), with their codes and without, and
  * texts with some of the same words that are another failure. Every line is
@@ -26,6 +26,9 @@ static const row replies[] = {
 	{ "550 5.1.3 Destination address is invalid", "userunknown" },
 	{ "Recipient address is malformed", "userunknown" },
 	{ "553 5.1.3 Syntax error in recipient address", "userunknown" },
+	/* Dovecot's LMTP */
+	{ "550 5.1.1 <ann@example.net> User doesn't exist: ann@example.net", "userunknown" },
+	{ "User doesn't exist: ann", "userunknown" },
 	/* a sender that is no address (chasquid) */
 	{ "501 5.1.8 Sender address must contain a domain", "rejected" },
 	{ "Sender address is malformed", "rejected" },
@@ -44,6 +47,8 @@ static const row replies[] = {
 	{ "Temporary error checking address", "systemerror" },
 	{ "Unable to verify address at this time.", "systemerror" },
 	{ "Mailbox has been moved to another server", "systemerror" },
+	{ "451 4.3.0 <ann@example.net> Temporary internal error", "systemerror" },
+	{ "Temporary internal error", "systemerror" },
 	/* framing the RFCs forbid (Cyrus, James, Stalwart) */
 	{ "554 5.6.0 Message contains bare newlines", "notcompliantrfc" },
 	{ "Message contains bare carriage returns", "notcompliantrfc" },
@@ -55,6 +60,8 @@ static const row replies[] = {
 	/* the size limit with the sizes written in (Cyrus) */
 	{ "552 5.2.3 Message size (52428800) exceeds fixed maximum message size (26214400)", "emailtoolarge" },
 	{ "Message size (52428800) exceeds the maximum", "emailtoolarge" },
+	{ "552 5.2.3 Message size exceeds administrative limit", "emailtoolarge" },
+	{ "Message size exceeds the administrative limit", "emailtoolarge" },
 	/* counts the server keeps (James, Stalwart) */
 	{ "452 4.5.3 Requested action not taken: max recipients reached", "ratelimited" },
 	{ "Maximum number of recipients exceeded", "ratelimited" },
