@@ -102,6 +102,10 @@ static const row others[] = {
 	 * 5.5.4 the command's arguments (Stalwart's wordings of both) */
 	{ "554 5.3.4 Line is too long.", "emailtoolarge" },
 	{ "501 5.5.4 You are not allowed to send from this address.", "syntaxerror" },
+	/* greylisting is a deferral whatever mailbox status it carries (Stalwart
+	 * answers it with 4.2.2); a full mailbox with the same status stays that */
+	{ "452 4.2.2 Greylisted, please try again in a few moments.", "blocked" },
+	{ "452 4.2.2 Mailbox full, try again later", "mailboxfull" },
 	/* a provider's own rate phrase, not the system's load */
 	{ "421 4.7.0 Rate limited due to IP reputation", "badreputation" },
 };
