@@ -40,13 +40,14 @@ typedef struct reading {
 	int refusal_any_command; /* a recipient's refusal counts before DATA too */
 	int provider_codes;      /* a mailbox provider's own code decides over its words */
 	int words_when_silent; /* the word families read what no rule named */
+	int greylist_over_status; /* greylisting is a deferral whatever mailbox status it carries */
 } reading;
 
 static reading reading_of(unsigned mode)
 {
 	int one = mode != SD_MODE_SISIMAI;
 
-	return (reading){ one, one, one, one, one, one };
+	return (reading){ one, one, one, one, one, one, one };
 }
 
 /* The evidence as the mode reads it: the default reads a delay notice by the
@@ -395,6 +396,7 @@ static int reference_reason(sd_classifier *c, const sd_evidence *ev, const readi
 	in.refusal_any_command = rd->refusal_any_command;
 	in.provider_codes = rd->provider_codes;
 	in.phrase_over_subject = rd->words_when_silent;
+	in.greylist_over_status = rd->greylist_over_status;
 	r = sd_vd_reason(c, &in, w);
 	cite(v, ev, &in, w, r);
 	if (w->src == SD_SRC_RHOST && w->advice >= 0)

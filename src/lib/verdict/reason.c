@@ -44,6 +44,31 @@ static int sender_quota(const char *p, size_t n)
 	return 0;
 }
 
+/* Greylisting, a deferral of a client the receiver has not seen before (RFC
+ * 6647 2.1), in the spellings MTAs use. Some servers answer it with the
+ * mailbox's X.2.2 (Stalwart's "452 4.2.2 Greylisted, please try again ..."):
+ * the status then says nothing of a full mailbox. */
+static int greylisting(const char *p, size_t n)
+{
+	static const char *const g[] = { "greylist", "graylist", "grey-list", "gray-list" };
+
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+		if (sd_memmem(p, n, g[i], strlen(g[i])))
+			return 1;
+	return 0;
+}
+
+/* The mailbox is full: its phrase, or its status unless the text is greylisting
+ * (where the reading allows it), and not the sender's own quota. */
+static int probe_mailboxfull(const rctx *ctx)
+{
+	const sd_vd_in *in = ctx->in;
+	int by_status = ctx->sname == SD_R_mailboxfull &&
+			!(in->greylist_over_status && greylisting(in->lc, in->diagn));
+
+	return (IN(SD_R_mailboxfull) || by_status) && !sender_quota(in->lc, in->diagn);
+}
+
 /* X.1.0 (other address status) names no address: a phrase may say it is
  * the sender's ("550 5.1.0 Sender denied"). */
 static int status_x10(const rctx *ctx)
@@ -207,7 +232,7 @@ static int first_pass(const rctx *ctx)
 			return r;
 		switch (r) {
 		case SD_R_suspend: hit = in->replycode == 525 || IN(r); break;
-		case SD_R_mailboxfull: hit = simple(ctx, r) && !sender_quota(in->lc, in->diagn); break;
+		case SD_R_mailboxfull: hit = probe_mailboxfull(ctx); break;
 		case SD_R_hasmoved: case SD_R_notcompliantrfc: case SD_R_badreputation: case SD_R_suppressed:
 			hit = IN(r);
 			break;
