@@ -302,7 +302,7 @@ static void test_agreement(void **state)
 	smtpdiag_decoder *d = smtpdiag_decoder_new(0);
 	smtpdiag_scanner *s = smtpdiag_scanner_new(SMTPDIAG_SCAN_UTC);
 	tally ex = { "explain", 0, { 0 }, 0 }, de = { "decode", 0, { 0 }, 0 }, sc = { "scan", 0, { 0 }, 0 };
-	agree ag = { 0, 0, 0 };
+	agree ag = { 0, 0, 0, 0 };
 	int low;
 
 	(void)state;
