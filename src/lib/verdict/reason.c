@@ -16,18 +16,27 @@ typedef struct rctx {
 	int sname;         /* reason the status implies, -1 if none */
 } rctx;
 
+/* Whether any of the k phrases w occurs in the n bytes at p. */
+static int any_phrase(const char *p, size_t n, const char *const *w, size_t k)
+{
+	for (size_t i = 0; i < k; i++)
+		if (sd_memmem(p, n, w[i], strlen(w[i])))
+			return 1;
+	return 0;
+}
+
 /* Texts that name a refused recipient or client, not a refused sender, even
- * though they hold a "rejected" phrase. */
+ * though they hold a "rejected" phrase. Postfix's block-list refusals
+ * ("Sender address [example.com] blocked using dbl.example") refuse the
+ * sender's reputation, not its envelope address: a block list decides. */
 static int sd_rejected_isnot(const char *p, size_t n)
 {
 	static const char *const isnot[] = {
 		"5.1.0 address rejected", "recipient address rejected", "sender ip address rejected",
+		"] blocked using ",
 	};
 
-	for (size_t i = 0; i < sizeof(isnot) / sizeof(isnot[0]); i++)
-		if (sd_memmem(p, n, isnot[i], strlen(isnot[i])))
-			return 1;
-	return 0;
+	return any_phrase(p, n, isnot, sizeof(isnot) / sizeof(isnot[0]));
 }
 
 /* Quotas of the sender's own account at its provider, not of a mailbox:
@@ -38,9 +47,32 @@ static int sender_quota(const char *p, size_t n)
 	static const char *const q[] = { "submission quota exceeded", "sending quota exceeded",
 					 "daily message quota exceeded" };
 
-	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
-		if (sd_memmem(p, n, q[i], strlen(q[i])))
-			return 1;
+	return any_phrase(p, n, q, sizeof(q) / sizeof(q[0]));
+}
+
+/* A block list's answer that is an error of the query, not a listing: Spamhaus
+ * answers a query through a public or open resolver, or one of too many, with
+ * 127.255.255.254 or .255 and a TXT that points at its returnc pages. An MTA
+ * that takes the answer for a listing refuses every sender; the receiver's DNS
+ * set-up is at fault, so no block-list phrase beside it decides. */
+static int dnsbl_query_error(const char *p, size_t n)
+{
+	static const char *const q[] = { "spamhaus.org/returnc/", "error: open resolver",
+					 "error: excessive number of queries" };
+
+	return any_phrase(p, n, q, sizeof(q) / sizeof(q[0]));
+}
+
+/* Whether any of the k words w stands in the lowercased text lc, not inside
+ * another word. */
+static int names_word(const char *lc, size_t n, const char *const *w, size_t k)
+{
+	for (size_t i = 0; lc && i < k; i++) {
+		size_t m = strlen(w[i]);
+		for (const char *p = lc, *e = lc + n; (p = sd_memmem(p, (size_t)(e - p), w[i], m)) != NULL; p += m)
+			if ((p == lc || !sd_isalnum((unsigned char)p[-1])) && (p + m == e || !sd_isalnum((unsigned char)p[m])))
+				return 1;
+	}
 	return 0;
 }
 
@@ -67,6 +99,16 @@ static int probe_mailboxfull(const rctx *ctx)
 			!(in->greylist_over_status && greylisting(in->lc, in->diagn));
 
 	return (IN(SD_R_mailboxfull) || by_status) && !sender_quota(in->lc, in->diagn);
+}
+
+/* A message refused for a URL or domain in its body on a block list (SURBL,
+ * URIBL, a domain list read on links): the content is spam, though the phrase
+ * "listed in" also reads as a block list of the sending IP. */
+static int names_link(const char *lc, size_t n)
+{
+	static const char *const w[] = { "url", "urls", "uri", "uris", "link", "links", "surbl", "uribl" };
+
+	return names_word(lc, n, w, sizeof(w) / sizeof(w[0]));
 }
 
 /* X.1.0 (other address status) names no address: a phrase may say it is
@@ -243,7 +285,10 @@ static int first_pass(const rctx *ctx)
 		case SD_R_rejected: hit = probe_rejected(ctx); break;
 		case SD_R_hostunknown: hit = probe_hostunknown(ctx); break;
 		case SD_R_spamdetected: hit = probe_spam(ctx); break;
-		case SD_R_blocked: hit = probe_blocked(ctx); break;
+		case SD_R_blocked:
+			hit = probe_blocked(ctx) && !dnsbl_query_error(in->lc, in->diagn) &&
+			      !(IN(SD_R_spamdetected) && names_link(in->lc, in->diagn));
+			break;
 		default: hit = simple(ctx, r); break;
 		}
 		if (hit)
@@ -315,11 +360,7 @@ static int names_helo(const char *lc, size_t n)
 {
 	static const char *const w[] = { "helo", "ehlo" };
 
-	for (size_t k = 0; lc && k < 2; k++)
-		for (const char *p = lc, *e = lc + n; (p = sd_memmem(p, (size_t)(e - p), w[k], 4)) != NULL; p += 4)
-			if ((p == lc || !sd_isalnum((unsigned char)p[-1])) && (p + 4 == e || !sd_isalnum((unsigned char)p[4])))
-				return 1;
-	return 0;
+	return names_word(lc, n, w, 2);
 }
 
 /* Second pass: phrases alone, then the status class, the mailer, the command. */
