@@ -361,8 +361,8 @@ enum { P_EX, P_DE, P_SC, P_N };
 static const char *const path_name[P_N] = { "explain", "decode", "scan" };
 
 /* verdicts-dev.tsv: rows right on all four fields, per path, as measured when the
- * floors were set (63 of 67 on each path). A lower count fails. */
-static const int dev_floor[P_N] = { 63, 63, 63 };
+ * floors were set (66 of 67 on each path). A lower count fails. */
+static const int dev_floor[P_N] = { 66, 66, 66 };
 
 static const char *const reason_names[] = {
 	"authfailure", "badreputation", "blocked", "contenterror", "delivered",
