@@ -91,10 +91,22 @@ int sd_vd_is_temporary(const char *p, size_t n)
 		return 0;
 	if (sd_text_class(p, n) == '4')
 		return 1;
-	for (size_t i = 0; i < sizeof(temp_words) / sizeof(temp_words[0]); i++) {
-		size_t wl = strlen(temp_words[i]);
-		if (sd_memcasemem(p, n, temp_words[i], wl) || (n >= wl - 1 && sd_memcaseeq(p, temp_words[i] + 1, wl - 1)))
-			return 1;
+	/* one pass: at the start and after each blank, the words whose first
+	 * letter stands there (t p v g, and the lead byte of the Cyrillic) */
+	for (size_t i = 0; i < n; i++) {
+		int c;
+		if (i && p[i - 1] != ' ')
+			continue;
+		c = sd_tolower((unsigned char)p[i]);
+		if (c != 't' && c != 'p' && c != 'v' && c != 'g' && c != 0xd0)
+			continue;
+		for (size_t k = 0; k < sizeof(temp_words) / sizeof(temp_words[0]); k++) {
+			const char *w = temp_words[k] + 1; /* the word after its blank */
+			size_t wl = strlen(w);
+			if (sd_caseeq((unsigned char)p[i], (unsigned char)w[0]) && n - i >= wl &&
+			    sd_memcaseeq(p + i, w, wl))
+				return 1;
+		}
 	}
 	return 0;
 }
