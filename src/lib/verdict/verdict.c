@@ -108,28 +108,47 @@ static const char *const temp_words[] = {
 	" greylist", " graylist", " grey-list", " gray-list", " greylisted", /* greylisting */
 };
 
+/* Does one of the words start at i (at the start of the text or after a blank)? */
+static int temp_word_at(const char *p, size_t n, size_t i)
+{
+	int c = sd_tolower((unsigned char)p[i]);
+
+	/* the first letters of the words: t p v g, and the lead byte of the Cyrillic */
+	if (c != 't' && c != 'p' && c != 'v' && c != 'g' && c != 0xd0)
+		return 0;
+	for (size_t k = 0; k < sizeof(temp_words) / sizeof(temp_words[0]); k++) {
+		const char *w = temp_words[k] + 1; /* the word after its blank */
+		size_t wl = strlen(w);
+		if (sd_caseeq((unsigned char)p[i], (unsigned char)w[0]) && n - i >= wl && sd_memcaseeq(p + i, w, wl))
+			return 1;
+	}
+	return 0;
+}
+
 int sd_vd_is_temporary(const char *p, size_t n)
 {
+	size_t i = 1;
+
 	if (!p || !n)
 		return 0;
 	if (sd_text_class(p, n) == '4')
 		return 1;
-	/* one pass: at the start and after each blank, the words whose first
-	 * letter stands there (t p v g, and the lead byte of the Cyrillic) */
-	for (size_t i = 0; i < n; i++) {
-		int c;
-		if (i && p[i - 1] != ' ')
-			continue;
-		c = sd_tolower((unsigned char)p[i]);
-		if (c != 't' && c != 'p' && c != 'v' && c != 'g' && c != 0xd0)
-			continue;
-		for (size_t k = 0; k < sizeof(temp_words) / sizeof(temp_words[0]); k++) {
-			const char *w = temp_words[k] + 1; /* the word after its blank */
-			size_t wl = strlen(w);
-			if (sd_caseeq((unsigned char)p[i], (unsigned char)w[0]) && n - i >= wl &&
-			    sd_memcaseeq(p + i, w, wl))
-				return 1;
+	/* one pass: the start of the text, then each place after a blank */
+	if (temp_word_at(p, n, 0))
+		return 1;
+#if defined(__SSE2__)
+	{
+		const __m128i sp = _mm_set1_epi8(' ');
+		for (; n - i >= 16; i += 16) { /* the bytes before places i to i + 15 */
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i - 1));
+			for (unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp)); m; m &= m - 1)
+				if (temp_word_at(p, n, i + (size_t)__builtin_ctz(m)))
+					return 1;
 		}
 	}
+#endif
+	for (; i < n; i++)
+		if (p[i - 1] == ' ' && temp_word_at(p, n, i))
+			return 1;
 	return 0;
 }
