@@ -227,6 +227,10 @@ static char *json_quote(char *o, const unsigned char *s, size_t n)
 {
 	size_t i = 0, run;
 
+	if (!n) { /* most members of a record are empty */
+		memcpy(o, "\"\"", 3);
+		return o + 2;
+	}
 	*o++ = '"';
 #if defined(__SSE2__)
 	{
