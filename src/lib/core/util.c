@@ -218,21 +218,19 @@ static size_t json_special(char **o, const unsigned char *s, size_t i, size_t n)
 	return 1;
 }
 
-/* Room is reserved once for the worst case (6 output bytes per input byte), then
- * runs of plain bytes are copied with memcpy; with SSE2, sixteen bytes are
- * tested and stored at once (the room for six bytes of each left to read
- * holds the store), and the output goes on from the first byte not plain. */
-void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
+/* The quoted, escaped string at o, which has room for 6 * n + 2 bytes and a
+ * NUL; returns the end of what was written. Runs of plain bytes are copied
+ * with memcpy; with SSE2, sixteen bytes are tested and stored at once (the
+ * room for six bytes of each left to read holds the store), and the output
+ * goes on from the first byte not plain. */
+static char *json_quote(char *o, const unsigned char *s, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)p;
 	size_t i = 0, run;
-	char *o;
 
-	if (n > (SIZE_MAX - 2) / 6 || sd_buf_reserve(b, n * 6 + 2) < 0) {
-		b->oom = 1;
-		return;
+	if (!n) { /* most members of a record are empty */
+		memcpy(o, "\"\"", 3);
+		return o + 2;
 	}
-	o = b->data + b->len;
 	*o++ = '"';
 #if defined(__SSE2__)
 	{
@@ -267,7 +265,30 @@ void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
 	}
 	*o++ = '"';
 	*o = '\0';
-	b->len = (size_t)(o - b->data);
+	return o;
+}
+
+/* Room is reserved once for the worst case (6 output bytes per input byte). */
+void sd_buf_json_str(sd_buf *b, const char *p, size_t n)
+{
+	if (n > (SIZE_MAX - 2) / 6 || sd_buf_reserve(b, n * 6 + 2) < 0) {
+		b->oom = 1;
+		return;
+	}
+	b->len = (size_t)(json_quote(b->data + b->len, (const unsigned char *)p, n) - b->data);
+}
+
+/* The key and its string with one reservation: a record writes thirty of them. */
+void sd_buf_json_member(sd_buf *b, const char *key, size_t kn, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n > (SIZE_MAX - 2 - kn) / 6 || sd_buf_reserve(b, kn + n * 6 + 2) < 0) {
+		b->oom = 1;
+		return;
+	}
+	memcpy(b->data + b->len, key, kn);
+	b->len = (size_t)(json_quote(b->data + b->len + kn, (const unsigned char *)(s ? s : ""), n) - b->data);
 }
 
 void sd_buf_json_strv(sd_buf *b, const char *const *v)

@@ -44,7 +44,7 @@ size_t sd_fmt_int(char out[SD_INT_CHARS], long long v);
 /* Members of a JSON object that is already open: ,"key": then the value. The
  * key is a string literal, so its length is known at compile time. */
 #define SD_JKEY(b, key) sd_buf_put((b), ",\"" key "\":", sizeof(",\"" key "\":") - 1)
-#define SD_JSTR(b, key, v) (SD_JKEY(b, key), sd_buf_json_cstr((b), (v)))
+#define SD_JSTR(b, key, v) sd_buf_json_member((b), ",\"" key "\":", sizeof(",\"" key "\":") - 1, (v))
 #define SD_JLIST(b, key, v) (SD_JKEY(b, key), sd_buf_json_strv((b), (v)))
 #define SD_JBOOL(b, key, v) (SD_JKEY(b, key), (v) ? sd_buf_put((b), "true", 4) : sd_buf_put((b), "false", 5))
 const char *sd_buf_cstr(sd_buf *b);
@@ -54,6 +54,8 @@ size_t sd_utf8_len(const unsigned char *p, size_t n);
 /* JSON: a quoted, escaped string; invalid UTF-8 bytes become U+FFFD. */
 void sd_buf_json_str(sd_buf *b, const char *p, size_t n);
 void sd_buf_json_cstr(sd_buf *b, const char *s); /* NULL -> "" */
+/* ,"key": (kn bytes, as SD_JKEY writes it) and s as a JSON string (NULL -> ""). */
+void sd_buf_json_member(sd_buf *b, const char *key, size_t kn, const char *s);
 /* A NULL-terminated string list as a JSON array (NULL -> []). */
 void sd_buf_json_strv(sd_buf *b, const char *const *v);
 /* Text for a terminal or a log: control characters (C0, DEL, C1) and bytes

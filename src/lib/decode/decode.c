@@ -240,8 +240,7 @@ void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out)
 
 	if (!f || !b)
 		return;
-	sd_buf_put(b, "{\"action\":", 10);
-	sd_buf_json_cstr(b, f->action);
+	sd_buf_json_member(b, "{\"action\":", 10, f->action);
 	SD_JSTR(b, "addresser", f->addresser);
 	SD_JSTR(b, "alias", f->alias);
 	SD_JSTR(b, "decodedby", f->decodedby);

@@ -2,6 +2,10 @@
 #include "smtp/reply.h"
 #include "smtpdiag.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 static int is_word(int c)
 {
 	return sd_isalnum(c) || c == '_';
@@ -45,21 +49,48 @@ int sd_replycode_valid(int c)
 	return c >= 200 && c <= 559 && (c / 10) % 10 <= 5;
 }
 
+/* A word with its length, known at compile time. */
+typedef struct sd_lit {
+	const char *p;
+	size_t n;
+} sd_lit;
+#define W(s) { s, sizeof(s) - 1 }
+
+/* The first digit in p[i, n), or n; with SSE2 sixteen bytes a step. */
+static size_t next_digit(const char *p, size_t i, size_t n)
+{
+#if defined(__SSE2__)
+	const __m128i zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9);
+	for (; n - i >= 16; i += 16) {
+		__m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), zero);
+		/* d <= 9 as an unsigned byte: a digit */
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, nine), d));
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+	}
+#endif
+	while (i < n && (unsigned)(p[i] - '0') > 9)
+		i++;
+	return i;
+}
+
 /* A reply code at p: three digits, 2-5 then 0-5 then 0-9, ending the number. */
 /* A number a quantity word follows is a count, not a reply code: "for 300
  * seconds", "after 421 attempts", "550 messages an hour". */
 static int quantity_after(const char *p, size_t n, size_t j)
 {
-	static const char *const words[] = { "seconds", "second", "secs", "sec", "minutes", "minute", "mins", "min",
-					     "hours", "hour", "hrs", "days", "day", "ms", "messages", "recipients",
-					     "connections", "attempts", "times", "emails", "mails", "bytes", "kb", "mb" };
+	static const sd_lit words[] = { W("seconds"), W("second"), W("secs"), W("sec"), W("minutes"),
+					W("minute"), W("mins"), W("min"), W("hours"), W("hour"), W("hrs"),
+					W("days"), W("day"), W("ms"), W("messages"), W("recipients"),
+					W("connections"), W("attempts"), W("times"), W("emails"), W("mails"),
+					W("bytes"), W("kb"), W("mb") };
 
 	if (j >= n || p[j] != ' ')
 		return 0;
 	j++;
 	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
-		size_t wl = strlen(words[w]);
-		if (j + wl <= n && sd_memcaseeq(p + j, words[w], wl) && (j + wl == n || !sd_isalnum((unsigned char)p[j + wl])))
+		size_t wl = words[w].n;
+		if (j + wl <= n && sd_memcaseeq(p + j, words[w].p, wl) && (j + wl == n || !sd_isalnum((unsigned char)p[j + wl])))
 			return 1;
 	}
 	return 0;
@@ -188,13 +219,13 @@ static int boundary_before(const char *p, size_t i)
 
 static int after_version_word(const char *p, size_t i)
 {
-	static const char *const words[] = { "version ", "version: ", "release ", "ver ", "ver. ", "v. ", "rev ",
-					     "build ", "firmware " };
+	static const sd_lit words[] = { W("version "), W("version: "), W("release "), W("ver "), W("ver. "),
+					W("v. "), W("rev "), W("build "), W("firmware ") };
 
 	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
-		size_t wl = strlen(words[k]);
+		size_t wl = words[k].n;
 		/* a word of its own: "server 550" is no "ver 550" */
-		if (i >= wl && sd_memcaseeq(p + i - wl, words[k], wl) && (i == wl || !sd_isalnum((unsigned char)p[i - wl - 1])))
+		if (i >= wl && sd_memcaseeq(p + i - wl, words[k].p, wl) && (i == wl || !sd_isalnum((unsigned char)p[i - wl - 1])))
 			return 1;
 	}
 	return 0;
@@ -290,8 +321,7 @@ size_t sd_find_codes(const char *p, size_t n, sd_found *out, size_t max)
 	int c;
 
 	while (i + 3 <= n && cnt < max) {
-		while (i < n && (unsigned)(p[i] - '0') > 9) /* to the next digit: most bytes are none */
-			i++;
+		i = next_digit(p, i, n); /* most bytes are none */
 		if (i + 3 > n)
 			break;
 		if (i && sd_isdigit((unsigned char)p[i - 1])) {

@@ -4,6 +4,10 @@
 
 #include <stdlib.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* ---- SMTP command ---- */
 
 static int cmd_word_ok(const char *p, size_t n, size_t at, size_t len)
@@ -23,6 +27,25 @@ static int command_initial(int c)
 	default:
 		return 0;
 	}
+}
+
+/* The first capital letter A-X in p[i, end), or end; with SSE2 sixteen bytes
+ * a step (a text is mostly lowercase). */
+static size_t next_capital(const char *p, size_t i, size_t end)
+{
+#if defined(__SSE2__)
+	const __m128i a = _mm_set1_epi8('A'), span = _mm_set1_epi8('X' - 'A');
+	for (; i < end && end - i >= 16; i += 16) {
+		__m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), a);
+		/* d <= 'X' - 'A' as an unsigned byte: a capital A-X */
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, span), d));
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+	}
+#endif
+	while (i < end && (unsigned char)(p[i] - 'A') > 'X' - 'A')
+		i++;
+	return i;
 }
 
 const char *sd_vd_command_find(const char *p, size_t n)
@@ -48,7 +71,7 @@ const char *sd_vd_command_find(const char *p, size_t n)
 	for (size_t k = 0; k < NDET; k++)
 		first[k] = -1;
 	/* one pass: the first place each command word occurs */
-	for (size_t i = 0; i + 4 <= n; i++) {
+	for (size_t i = 0; (i = next_capital(p, i, n - 3)) < n - 3; i++) {
 		if (!command_initial((unsigned char)p[i]))
 			continue;
 		for (size_t k = 0; k < NDET; k++)
@@ -99,19 +122,50 @@ static const char *const temp_words_cjk[] = {
 	"\xe0\xb8\x8a\xe0\xb8\xb1\xe0\xb9\x88\xe0\xb8\xa7\xe0\xb8\x84\xe0\xb8\xa3\xe0\xb8\xb2\xe0\xb8\xa7", "\xe0\xb8\xa5\xe0\xb9\x88\xe0\xb8\xb2\xe0\xb8\x8a\xe0\xb9\x89\xe0\xb8\xb2", /* th ชั่วคราว, ล่าช้า */
 };
 
-int sd_vd_is_temporary(const char *p, size_t n)
+/* Does one of the words start at i (at the start of the text or after a blank)? */
+static int temp_word_at(const char *p, size_t n, size_t i)
 {
-	if (!p || !n)
+	int c = sd_tolower((unsigned char)p[i]);
+
+	/* the first letters of the words: t p v g, and the lead byte of the Cyrillic */
+	if (c != 't' && c != 'p' && c != 'v' && c != 'g' && c != 0xd0)
 		return 0;
-	if (sd_text_class(p, n) == '4')
-		return 1;
-	for (size_t i = 0; i < sizeof(temp_words) / sizeof(temp_words[0]); i++) {
-		size_t wl = strlen(temp_words[i]);
-		if (sd_memcasemem(p, n, temp_words[i], wl) || (n >= wl - 1 && sd_memcaseeq(p, temp_words[i] + 1, wl - 1)))
+	for (size_t k = 0; k < sizeof(temp_words) / sizeof(temp_words[0]); k++) {
+		const char *w = temp_words[k] + 1; /* the word after its blank */
+		size_t wl = strlen(w);
+		if (sd_caseeq((unsigned char)p[i], (unsigned char)w[0]) && n - i >= wl && sd_memcaseeq(p + i, w, wl))
 			return 1;
 	}
 	for (size_t i = 0; i < sizeof(temp_words_cjk) / sizeof(temp_words_cjk[0]); i++)
 		if (sd_memmem(p, n, temp_words_cjk[i], strlen(temp_words_cjk[i])))
+			return 1;
+	return 0;
+}
+
+int sd_vd_is_temporary(const char *p, size_t n)
+{
+	size_t i = 1;
+
+	if (!p || !n)
+		return 0;
+	if (sd_text_class(p, n) == '4')
+		return 1;
+	/* one pass: the start of the text, then each place after a blank */
+	if (temp_word_at(p, n, 0))
+		return 1;
+#if defined(__SSE2__)
+	{
+		const __m128i sp = _mm_set1_epi8(' ');
+		for (; n - i >= 16; i += 16) { /* the bytes before places i to i + 15 */
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i - 1));
+			for (unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp)); m; m &= m - 1)
+				if (temp_word_at(p, n, i + (size_t)__builtin_ctz(m)))
+					return 1;
+		}
+	}
+#endif
+	for (; i < n; i++)
+		if (p[i - 1] == ' ' && temp_word_at(p, n, i))
 			return 1;
 	return 0;
 }

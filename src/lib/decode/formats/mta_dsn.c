@@ -9,16 +9,19 @@
 enum { F_OTHER, F_FINAL, F_ORIG, F_ACTUAL, F_ACTION, F_STATUS, F_RMTA, F_DIAG,
        F_LAST, F_REPORTING, F_ARRIVAL };
 
+#define FIELD(name, id) { name, sizeof(name) - 1, id }
 static const struct {
 	const char *name;
+	size_t len;
 	int id;
 } fields[] = {
-	{ "Final-Recipient", F_FINAL },     { "Original-Recipient", F_ORIG },
-	{ "X-Actual-Recipient", F_ACTUAL }, { "Action", F_ACTION },
-	{ "Status", F_STATUS },             { "Remote-MTA", F_RMTA },
-	{ "Diagnostic-Code", F_DIAG },      { "Last-Attempt-Date", F_LAST },
-	{ "Reporting-MTA", F_REPORTING },   { "Arrival-Date", F_ARRIVAL },
+	FIELD("Final-Recipient", F_FINAL),     FIELD("Original-Recipient", F_ORIG),
+	FIELD("X-Actual-Recipient", F_ACTUAL), FIELD("Action", F_ACTION),
+	FIELD("Status", F_STATUS),             FIELD("Remote-MTA", F_RMTA),
+	FIELD("Diagnostic-Code", F_DIAG),      FIELD("Last-Attempt-Date", F_LAST),
+	FIELD("Reporting-MTA", F_REPORTING),   FIELD("Arrival-Date", F_ARRIVAL),
 };
+#undef FIELD
 
 typedef struct dsn_rd {
 	sd_ctx *c;
@@ -33,7 +36,7 @@ typedef struct dsn_rd {
 static int field_id(sd_str name)
 {
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-		if (sd_str_caseeq(name, fields[i].name))
+		if (name.n == fields[i].len && sd_memcaseeq(name.p, fields[i].name, name.n))
 			return fields[i].id;
 	return F_OTHER;
 }
