@@ -2,6 +2,7 @@
  * the failure is temporary. */
 #include "verdict/verdict.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #if defined(__SSE2__)
@@ -122,13 +123,25 @@ static const char *const temp_words_cjk[] = {
 	"\xe0\xb8\x8a\xe0\xb8\xb1\xe0\xb9\x88\xe0\xb8\xa7\xe0\xb8\x84\xe0\xb8\xa3\xe0\xb8\xb2\xe0\xb8\xa7", "\xe0\xb8\xa5\xe0\xb9\x88\xe0\xb8\xb2\xe0\xb8\x8a\xe0\xb9\x89\xe0\xb8\xb2", /* th ชั่วคราว, ล่าช้า */
 };
 
+/* The first bytes of the words (after their blank), both cases: a place whose
+ * byte is none of them starts no word. Filled once, from the list itself. */
+static unsigned char temp_first[256];
+static pthread_once_t temp_first_once = PTHREAD_ONCE_INIT;
+
+static void temp_first_init(void)
+{
+	for (size_t k = 0; k < sizeof(temp_words) / sizeof(temp_words[0]); k++) {
+		unsigned char c = (unsigned char)temp_words[k][1];
+		temp_first[c] = temp_first[sd_tolower(c)] = 1;
+		if (c >= 'a' && c <= 'z')
+			temp_first[c - 32] = 1;
+	}
+}
+
 /* Does one of the words start at i (at the start of the text or after a blank)? */
 static int temp_word_at(const char *p, size_t n, size_t i)
 {
-	int c = sd_tolower((unsigned char)p[i]);
-
-	/* the first letters of the words: t p v g, and the lead byte of the Cyrillic */
-	if (c != 't' && c != 'p' && c != 'v' && c != 'g' && c != 0xd0)
+	if (!temp_first[(unsigned char)p[i]])
 		return 0;
 	for (size_t k = 0; k < sizeof(temp_words) / sizeof(temp_words[0]); k++) {
 		const char *w = temp_words[k] + 1; /* the word after its blank */
@@ -136,9 +149,6 @@ static int temp_word_at(const char *p, size_t n, size_t i)
 		if (sd_caseeq((unsigned char)p[i], (unsigned char)w[0]) && n - i >= wl && sd_memcaseeq(p + i, w, wl))
 			return 1;
 	}
-	for (size_t i = 0; i < sizeof(temp_words_cjk) / sizeof(temp_words_cjk[0]); i++)
-		if (sd_memmem(p, n, temp_words_cjk[i], strlen(temp_words_cjk[i])))
-			return 1;
 	return 0;
 }
 
@@ -150,6 +160,10 @@ int sd_vd_is_temporary(const char *p, size_t n)
 		return 0;
 	if (sd_text_class(p, n) == '4')
 		return 1;
+	for (size_t k = 0; k < sizeof(temp_words_cjk) / sizeof(temp_words_cjk[0]); k++)
+		if (sd_memmem(p, n, temp_words_cjk[k], strlen(temp_words_cjk[k])))
+			return 1;
+	pthread_once(&temp_first_once, temp_first_init);
 	/* one pass: the start of the text, then each place after a blank */
 	if (temp_word_at(p, n, 0))
 		return 1;
