@@ -40,13 +40,14 @@ typedef struct reading {
 	int refusal_any_command; /* a recipient's refusal counts before DATA too */
 	int provider_codes;      /* a mailbox provider's own code decides over its words */
 	int words_when_silent; /* the word families read what no rule named */
+	int registry_codes;    /* the registry's reading of a status or reply code alone */
 } reading;
 
 static reading reading_of(unsigned mode)
 {
 	int one = mode != SD_MODE_SISIMAI;
 
-	return (reading){ one, one, one, one, one, one };
+	return (reading){ one, one, one, one, one, one, one };
 }
 
 /* The evidence as the mode reads it: the default reads a delay notice by the
@@ -186,9 +187,10 @@ static void cite(sd_verdict *v, const sd_evidence *ev, const sd_vd_in *in, const
 
 /* Reply codes whose meaning is a reason of their own (RFC 5321, RFC 4954,
  * RFC 7504): they decide before the words. */
-static int reply_names(const sd_evidence *ev)
+static int reply_names(const sd_evidence *ev, const reading *rd)
 {
 	int rc = ev->replycode;
+	int rcpt = !strcmp(ev->command, "RCPT");
 
 	if (rc == 530 || rc == 534 || rc == 535 || rc == 538)
 		return SD_R_securityerror; /* the client's authentication (RFC 4954) */
@@ -196,18 +198,38 @@ static int reply_names(const sd_evidence *ev)
 		return SD_R_notaccept; /* the host takes no mail (RFC 7504) */
 	if (rc == 555 || (rc >= 500 && rc <= 504))
 		return SD_R_syntaxerror;
-	if (rc == 553 && strcmp(ev->command, "RCPT") != 0)
+	if (rc == 553 && !rcpt)
 		return SD_R_rejected; /* mailbox name not allowed: the sender's */
+	if (!rd->registry_codes)
+		return -1;
+	if (rc == 553)
+		return SD_R_userunknown; /* mailbox name not allowed: the recipient's (RFC 5321 4.2.3) */
+	if (rc == 551)
+		return SD_R_hasmoved; /* user not local; please try <forward-path> (RFC 5321 3.4) */
+	if (rc == 455)
+		return SD_R_syntaxerror; /* unable to accommodate the parameters (RFC 5321 4.2.3) */
+	if (rc == 454 && !strcmp(ev->command, "STARTTLS"))
+		return SD_R_failedstarttls; /* TLS not available for a temporary reason (RFC 3207 4) */
+	if (rc == 432 || rc == 454)
+		return SD_R_securityerror; /* password transition, temporary AUTH failure (RFC 4954 6) */
 	return -1;
 }
 
 /* Reply codes that say only that the action failed, read after the words. */
-static int reply_class(const sd_evidence *ev)
+static int reply_class(const sd_evidence *ev, const reading *rd)
 {
 	int rc = ev->replycode;
 
 	if (rc == 431 || rc == 452)
 		return SD_R_systemfull; /* insufficient system storage */
+	if (rc == 552 && rd->registry_codes) {
+		/* exceeded storage allocation (RFC 5321 4.2.3), the mailbox's; a
+		 * message over the declared or fixed size when it answers MAIL
+		 * FROM's SIZE or the data (RFC 1870 6) */
+		if (!strcmp(ev->command, "DATA") || !strcmp(ev->command, "MAIL"))
+			return SD_R_emailtoolarge;
+		return SD_R_mailboxfull;
+	}
 	if ((rc == 421 || rc == 451) && ev->action == SD_EV_ATTEMPT)
 		return SD_R_systemerror; /* service not available, local error in processing */
 	return -1;
@@ -327,7 +349,7 @@ static int no_rule_speaks(sd_classifier *c, const sd_evidence *ev, const reading
 	fm.fam = 0;
 	if (rd->words_when_silent && w->src == SD_SRC_TEXT && ev->textn)
 		sd_classify_families(c, ev->text, ev->textn, &fm);
-	if (!decided(r) && (f = reply_names(ev)) >= 0) {
+	if (!decided(r) && (f = reply_names(ev, rd)) >= 0) {
 		v->by = SD_BY_REPLY;
 		step(v, "reply:%d -> %s", ev->replycode, sd_reason_name(f));
 		return f;
@@ -342,7 +364,7 @@ static int no_rule_speaks(sd_classifier *c, const sd_evidence *ev, const reading
 		return f;
 	}
 	v->by = SD_BY_REPLY;
-	if ((f = reply_class(ev)) >= 0) {
+	if ((f = reply_class(ev, rd)) >= 0) {
 		step(v, "reply:%d -> %s", ev->replycode, sd_reason_name(f));
 		return f;
 	}
@@ -394,6 +416,7 @@ static int reference_reason(sd_classifier *c, const sd_evidence *ev, const readi
 	in.destination = ev->destination;
 	in.refusal_any_command = rd->refusal_any_command;
 	in.provider_codes = rd->provider_codes;
+	in.registry_codes = rd->registry_codes;
 	r = sd_vd_reason(c, &in, w);
 	cite(v, ev, &in, w, r);
 	if (w->src == SD_SRC_RHOST && w->advice >= 0)
@@ -500,6 +523,13 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, const reading 
 		step(v, "status:%s (system storage) -> systemfull", ev->status);
 		return SD_R_systemfull;
 	}
+	if (rd->registry_codes && r == SD_R_expired && v->by == SD_BY_STATUS && ev->action == SD_EV_ATTEMPT &&
+	    ev->status[0] && !strcmp(ev->status + 1, ".4.1")) {
+		/* X.4.1 "no answer from host" in one attempt is that attempt's
+		 * network failure (RFC 3463 3.5); the MTA still retries */
+		step(v, "status:%s (one attempt) -> networkerror", ev->status);
+		return SD_R_networkerror;
+	}
 	if (decided(r) && v->by != SD_BY_STATUS)
 		return r;
 	/* a provider's row says what its own text means; that outranks what the
@@ -512,14 +542,16 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, const reading 
 /* ---- hard, retry, advice, who acts ---- */
 
 /* Statuses and replies that name the sending side (RFC 3463, RFC 7372,
- * RFC 7505, RFC 4954): 1 sender's configuration, 2 its authentication. */
+ * RFC 7505, RFC 4954): 1 sender's configuration, 2 its authentication, 3 its
+ * configuration whatever the reason's advice (X.7.19: the originator decides
+ * whether to send again without RRVS, RFC 7293 7.2). */
 static int sender_side(const sd_evidence *ev, const sd_status *st, int any_x5)
 {
 	static const struct {
 		short sub, det, kind;
 	} tab[] = {
 		{ 1, 7, 1 }, { 1, 8, 1 }, { 7, 8, 2 }, { 7, 9, 2 }, { 7, 10, 1 }, { 7, 11, 2 },
-		{ 7, 14, 2 }, { 7, 20, 2 }, { 7, 21, 2 }, { 7, 22, 2 }, { 7, 23, 2 }, { 7, 24, 2 },
+		{ 7, 12, 2 }, { 7, 14, 2 }, { 7, 19, 3 }, { 7, 20, 2 }, { 7, 21, 2 }, { 7, 22, 2 }, { 7, 23, 2 }, { 7, 24, 2 },
 		{ 7, 25, 1 }, { 7, 26, 2 }, { 7, 27, 1 }, { 7, 29, 1 }, { 7, 30, 2 },
 	};
 	int rc = ev->replycode;
@@ -594,7 +626,8 @@ static void sender_policy(const sd_evidence *ev, const sd_status *st, sd_verdict
 	if (!side && !(v->vendor && v->vendor->advice && !strncmp(v->vendor->advice, "fix-", 4)))
 		return;
 	v->hard = 0;
-	if (!strncmp(v->advice, "fix-", 4) || (v->vendor && !strcmp(v->advice, "retry")))
+	if ((!strncmp(v->advice, "fix-", 4) && (side != 3 || !strcmp(v->advice, "fix-sender-config"))) ||
+	    (v->vendor && !strcmp(v->advice, "retry")))
 		return;
 	v->retry = 0;
 	v->advice = side == 2 ? "fix-sender-authentication" : "fix-sender-config";

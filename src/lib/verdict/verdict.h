@@ -27,6 +27,7 @@ typedef struct sd_vd_in {
 	const char *rhost, *lhost, *destination;
 	int refusal_any_command; /* a recipient's refusal phrase counts before DATA too */
 	int provider_codes;      /* mailbox providers' own codes decide (Yahoo, Comcast) */
+	int registry_codes;      /* the registry's reading of statuses and reply codes */
 } sd_vd_in;
 
 /* Which step of sd_vd_reason() decided (for the evidence trail). */
