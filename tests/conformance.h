@@ -15,6 +15,7 @@ typedef struct row {
 	char command[16];
 	int hardbounce;
 	int words; /* a word family decided (a "family:" step in the trail) */
+	int registry; /* the registry's reading decided (a "(registry" mark in the trail) */
 } row;
 
 typedef struct result {

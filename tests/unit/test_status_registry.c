@@ -279,6 +279,34 @@ static void test_sisimai_mode_keeps_its_reading(void **state)
 	}
 }
 
+/* The trail says when the registry's reading decided, so a user (and make
+ * conformance) can tell it from the reference decoder's rows. */
+static void test_trail_marks_the_registry(void **state)
+{
+	static const struct {
+		const char *reply, *step;
+	} t[] = {
+		{ "554 5.4.6 Ref ABC123", "status:5.4.6 (registry) -> networkerror" },
+		{ "551 Ref ABC123", "reply:551 (registry) -> hasmoved" },
+		{ "550 5.1.1 Ref ABC123", "status:5.1.1 -> userunknown" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		smtpdiag_explanation *e = NULL;
+		smtpdiag_error err = { 0, "" };
+		int found = 0;
+
+		assert_int_equal(smtpdiag_explain(t[i].reply, strlen(t[i].reply), SMTPDIAG_EXPLAIN_TEXT, &e, &err), 0);
+		for (int k = 0; e->evidence && e->evidence[k]; k++)
+			found |= !strcmp(e->evidence[k], t[i].step);
+		if (!found)
+			print_message("%s: no step '%s'\n", t[i].reply, t[i].step);
+		smtpdiag_explanation_free(e);
+		assert_true(found);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_status_alone),
 		cmocka_unit_test(test_reply_code_alone),
 		cmocka_unit_test(test_sisimai_mode_keeps_its_reading),
+		cmocka_unit_test(test_trail_marks_the_registry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -133,7 +133,9 @@ static void cite_other(sd_verdict *v, const sd_evidence *ev, const sd_vd_why *w,
 		/* a failure report of a transient status: the MTA gave up */
 		v->by = SD_BY_ACTION;
 		step(v, "action:failed (%s) -> expired", st);
-	} else if (w->sname == r)
+	} else if (w->sname == r && st[0] && sd_reason_from_status(st, 0) != r)
+		step(v, "status:%s (registry) -> %s", st, sd_reason_name(r)); /* rules/status-reasons.tsv's registry row */
+	else if (w->sname == r)
 		step(v, "status:%s -> %s", st, sd_reason_name(r));
 	else if ((r == SD_R_securityerror || r == SD_R_contenterror) && st[0] && (st[2] == '6' || st[2] == '7'))
 		step(v, "status:%s (X.%c.x) -> %s", st, st[2], sd_reason_name(r));
@@ -341,9 +343,11 @@ static int family(const sd_evidence *ev, const sd_matches *fm, sd_verdict *v)
 static int no_rule_speaks(sd_classifier *c, const sd_evidence *ev, const reading *rd, const sd_vd_why *w, int r,
 			  sd_verdict *v)
 {
+	reading plain = *rd; /* the same without the registry's reading, to mark it in the trail */
 	int subject_only = decided(r) && by_subject_only(ev, w, r, v), f;
 	sd_matches fm;
 
+	plain.registry_codes = 0;
 	if (decided(r) && !subject_only)
 		return r;
 	fm.fam = 0;
@@ -351,7 +355,8 @@ static int no_rule_speaks(sd_classifier *c, const sd_evidence *ev, const reading
 		sd_classify_families(c, ev->text, ev->textn, &fm);
 	if (!decided(r) && (f = reply_names(ev, rd)) >= 0) {
 		v->by = SD_BY_REPLY;
-		step(v, "reply:%d -> %s", ev->replycode, sd_reason_name(f));
+		step(v, "reply:%d%s -> %s", ev->replycode, reply_names(ev, &plain) != f ? " (registry)" : "",
+		     sd_reason_name(f));
 		return f;
 	}
 	if ((f = family(ev, &fm, v)) >= 0)
@@ -365,7 +370,8 @@ static int no_rule_speaks(sd_classifier *c, const sd_evidence *ev, const reading
 	}
 	v->by = SD_BY_REPLY;
 	if ((f = reply_class(ev, rd)) >= 0) {
-		step(v, "reply:%d -> %s", ev->replycode, sd_reason_name(f));
+		step(v, "reply:%d%s -> %s", ev->replycode, reply_class(ev, &plain) != f ? " (registry)" : "",
+		     sd_reason_name(f));
 		return f;
 	}
 	v->by = SD_BY_OTHER;
@@ -527,7 +533,7 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, const reading 
 	    ev->status[0] && !strcmp(ev->status + 1, ".4.1")) {
 		/* X.4.1 "no answer from host" in one attempt is that attempt's
 		 * network failure (RFC 3463 3.5); the MTA still retries */
-		step(v, "status:%s (one attempt) -> networkerror", ev->status);
+		step(v, "status:%s (registry: one attempt) -> networkerror", ev->status);
 		return SD_R_networkerror;
 	}
 	if (decided(r) && v->by != SD_BY_STATUS)
