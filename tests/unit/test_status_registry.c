@@ -230,6 +230,10 @@ static void test_reply_code_alone(void **state)
 		{ "500 Ref ABC123", "syntaxerror", 0, 0, "fix-sender-config" },
 		{ "501 Ref ABC123", "syntaxerror", 0, 0, "fix-sender-config" },
 		{ "503 Ref ABC123", "syntaxerror", 0, 0, "fix-sender-config" },
+		/* RFC 5248 2.4: an account disabled after AUTH is the sender's own */
+		{ "525 5.7.13 Ref ABC123 (in reply to AUTH LOGIN command)", "securityerror", 0, 0,
+		  "fix-sender-authentication" },
+		{ "525 5.7.13 Ref ABC123", "suspend", 0, 0, "suppress-recipient" },
 		/* RFC 7504 */
 		{ "521 Ref ABC123", "notaccept", 1, 0, "suppress-recipient" },
 		{ "556 Ref ABC123", "notaccept", 1, 0, "suppress-recipient" },

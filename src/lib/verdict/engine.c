@@ -536,6 +536,12 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, const reading 
 		step(v, "status:%s (registry: one attempt) -> networkerror", ev->status);
 		return SD_R_networkerror;
 	}
+	if (rd->registry_codes && r == SD_R_suspend && v->by == SD_BY_STATUS && !strcmp(ev->command, "AUTH")) {
+		/* X.7.13 / 525 "user account disabled" answering AUTH: the sending
+		 * account the client logged in with (RFC 5248 2.4), not a mailbox */
+		step(v, "command:AUTH (registry) -> securityerror");
+		return SD_R_securityerror;
+	}
 	if (decided(r) && v->by != SD_BY_STATUS)
 		return r;
 	/* a provider's row says what its own text means; that outranks what the
