@@ -53,9 +53,10 @@ static int default_mode;
 
 /* The rules of docs/reasons.md ("Modes") by which the default reads a row
  * differently; "defect" where the sisimai mode misses the gold too. */
-enum { RULE_DELAY, RULE_RCPT, RULE_STORAGE, RULE_WORDS, RULE_PROVIDER, RULE_DEFECT, RULE_N };
+enum { RULE_DELAY, RULE_RCPT, RULE_STORAGE, RULE_WORDS, RULE_PROVIDER, RULE_REGISTRY, RULE_DEFECT, RULE_N };
 static const char *const rule_name[RULE_N] = {
 	"delay-is-attempt", "rcpt-by-default", "storage-is-system", "words-when-silent", "provider-codes",
+	"registry-codes",
 	"defect (sisimai mode too)",
 };
 static const char *const rule_why[RULE_N] = {
@@ -64,6 +65,7 @@ static const char *const rule_why[RULE_N] = {
 	"X.3.1 is the mail system's storage, not a quota (RFC 3463 3.4)",
 	"a status naming only its subject is read by the reply's words (RFC 3463 3.1)",
 	"a mailbox provider's own code decides over the words beside it (its error-code page)",
+	"a status or reply code alone reads as the IANA registry and its RFCs define it",
 	"the reference decoder's own reading is missed as well",
 };
 static int rule_rows[RULE_N];
@@ -80,6 +82,8 @@ static int rule_of(const gold *g, const row *r)
 		return RULE_WORDS;
 	if (r->provider)
 		return RULE_PROVIDER;
+	if (r->registry)
+		return RULE_REGISTRY;
 	if (!r->command[0])
 		return RULE_RCPT;
 	return RULE_DEFECT;
@@ -242,10 +246,11 @@ static void take(smtpdiag_decoder *d, int n, result *res)
 		copy(r->action, f->action, sizeof(r->action));
 		copy(r->command, f->command, sizeof(r->command));
 		r->hardbounce = f->hardbounce;
-		r->words = r->provider = 0;
+		r->words = r->provider = r->registry = 0;
 		for (int k = 0; f->evidence && f->evidence[k]; k++) {
 			r->words |= !strncmp(f->evidence[k], "family:", 7);
 			r->provider |= k == 0 && !strncmp(f->evidence[k], "rhost:", 6); /* the remote host's vocabulary decided */
+			r->registry |= strstr(f->evidence[k], "(registry") != NULL;
 		}
 	}
 }

@@ -16,6 +16,7 @@ typedef struct row {
 	int hardbounce;
 	int words; /* a word family decided (a "family:" step in the trail) */
 	int provider; /* the remote host's vocabulary decided first (an "rhost:" step): provider-codes */
+	int registry; /* the registry's reading decided (a "(registry" mark in the trail) */
 } row;
 
 typedef struct result {

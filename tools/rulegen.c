@@ -2,7 +2,8 @@
  *
  * usage: rulegen -o OUT.c RULESDIR
  * Reads the .rules files of RULESDIR (reason TAB pattern; %order ...) and
- * RULESDIR/status-reasons.tsv (status TAB reason). Fails on an unknown reason,
+ * RULESDIR/status-reasons.tsv (status TAB reason, and TAB registry on a row
+ * the default mode alone reads). Fails on an unknown reason,
  * a pattern Vectorscan rejects (naming file and line), or a malformed line. */
 #include <dirent.h>
 #include <errno.h>
@@ -29,7 +30,7 @@ static int pline[MAXPAT];
 static unsigned npats;
 static int order[NREASONS], norder;
 static char *st_code[512];
-static int st_reason[512], nst;
+static int st_reason[512], st_registry[512], nst;
 static int errors;
 
 static int reason_index(const char *s)
@@ -111,7 +112,7 @@ static void read_rules(const char *path)
 static void read_status(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	char *line = NULL, *tab;
+	char *line = NULL, *tab, *mark;
 	size_t cap = 0;
 	int ln = 0;
 
@@ -123,13 +124,17 @@ static void read_status(const char *path)
 		if (!line[0] || line[0] == '#')
 			continue;
 		tab = strchr(line, '\t');
-		if (!tab || reason_index(tab + 1) < 0 || nst >= 512) {
-			fprintf(stderr, "rulegen: %s:%d: want 'status<TAB>reason'\n", path, ln);
+		mark = tab ? strchr(tab + 1, '\t') : NULL;
+		if (mark)
+			*mark++ = '\0';
+		if (!tab || reason_index(tab + 1) < 0 || nst >= 512 || (mark && strcmp(mark, "registry") != 0)) {
+			fprintf(stderr, "rulegen: %s:%d: want 'status<TAB>reason[<TAB>registry]'\n", path, ln);
 			errors++;
 			continue;
 		}
 		*tab = '\0';
 		st_code[nst] = strdup(line);
+		st_registry[nst] = mark != NULL;
 		st_reason[nst++] = reason_index(tab + 1);
 	}
 	free(line);
@@ -298,9 +303,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nst; i++) {
 		fputs("\t{ ", o);
 		gen_emit_cstr(o, st_code[i]);
-		fprintf(o, ", %d },\n", st_reason[i]);
+		fprintf(o, ", %d, %d },\n", st_reason[i], st_registry[i]);
 	}
-	fputs("\t{ \"\", 0 }\n};\n", o);
+	fputs("\t{ \"\", 0, 0 }\n};\n", o);
 	gen_emit_db(o, "sd_rules", bytes, len);
 	gen_emit_db(o, "sd_fam", fbytes ? fbytes : "", flen);
 	fclose(o);

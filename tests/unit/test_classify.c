@@ -53,8 +53,14 @@ static void test_vocabulary(void **state)
 		assert_int_equal(sd_reason_index(smtpdiag_reason_name(i)), (int)i);
 	}
 	assert_null(smtpdiag_reason_meaning("nosuchreason"));
-	assert_string_equal(sd_reason_name(sd_reason_from_status("5.1.1")), "userunknown");
-	assert_int_equal(sd_reason_from_status("9.9.9"), -1);
+	assert_string_equal(sd_reason_name(sd_reason_from_status("5.1.1", 0)), "userunknown");
+	assert_int_equal(sd_reason_from_status("9.9.9", 0), -1);
+	/* a registry row is read only when asked, and outranks the plain row */
+	assert_int_equal(sd_reason_from_status("5.4.6", 0), -1);
+	assert_string_equal(sd_reason_name(sd_reason_from_status("5.4.6", 1)), "networkerror");
+	assert_string_equal(sd_reason_name(sd_reason_from_status("5.1.4", 0)), "filtered");
+	assert_string_equal(sd_reason_name(sd_reason_from_status("5.1.4", 1)), "systemerror");
+	assert_string_equal(sd_reason_name(sd_reason_from_status("5.1.1", 1)), "userunknown");
 	assert_true(sd_reason_hard(SD_R_userunknown));
 	assert_false(sd_reason_hard(SD_R_mailboxfull));
 	/* every reason's default advice has words; a word outside the vocabulary has none */

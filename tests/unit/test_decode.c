@@ -28,7 +28,14 @@ static const struct {
 	want w[MAX_WANT];
 } cases[] = {
 	{ "dsn-single.eml", 0, 1, { { "bob@example.com", "userunknown", "5.1.1", "550", 1 } } },
+	/* the delay notice's "451 4.4.1 No answer from host" is the last
+	 * attempt's network failure (RFC 3463 3.5); the MTA still tries */
 	{ "dsn-multi.eml", 0, 3,
+	  { { "carol@example.com", "mailboxfull", "5.2.2", "552", 0 },
+	    { "dave@example.net", "networkerror", "4.4.1", "451", 0 },
+	    { "erin@example.jp", "spamdetected", "5.7.1", "554", 0 } } },
+	/* the reference decoder reads a delay as expired */
+	{ "dsn-multi.eml", SMTPDIAG_DECODE_REASONS_SISIMAI, 3,
 	  { { "carol@example.com", "mailboxfull", "5.2.2", "552", 0 },
 	    { "dave@example.net", "expired", "4.4.1", "451", 0 },
 	    { "erin@example.jp", "spamdetected", "5.7.1", "554", 0 } } },

@@ -288,13 +288,22 @@ int sd_reason_pick(sd_reasonset s)
 	return best;
 }
 
-int sd_reason_from_status(const char *status)
+int sd_reason_from_status(const char *status, int registry)
 {
+	int plain = -1;
+
 	sd_classify_init(NULL);
-	for (int i = 0; i < sd_rules_nstatus; i++)
-		if (sd_rules_status[i].status[0] == status[0] && !strcmp(sd_rules_status[i].status, status))
-			return sd_rules_status[i].reason;
-	return -1;
+	for (int i = 0; i < sd_rules_nstatus; i++) {
+		const sd_status_reason *row = &sd_rules_status[i];
+
+		if (row->status[0] != status[0] || strcmp(row->status, status) != 0)
+			continue;
+		if (row->registry && registry)
+			return row->reason; /* the registry's reading outranks the plain row */
+		if (!row->registry && plain < 0)
+			plain = row->reason;
+	}
+	return plain;
 }
 
 const char *sd_reason_name(int r)

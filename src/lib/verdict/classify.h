@@ -68,8 +68,10 @@ const char *sd_rule_where(unsigned id);
 
 /* The reason with the highest priority in the set, or -1. */
 int sd_reason_pick(sd_reasonset s);
-/* Reason implied by an enhanced status ("5.1.1"), or -1. */
-int sd_reason_from_status(const char *status);
+/* Reason implied by an enhanced status ("5.1.1"), or -1. registry: also read
+ * the rows marked "registry" in rules/status-reasons.tsv (the default mode's
+ * reading of the IANA registry), which outrank the plain row of a status. */
+int sd_reason_from_status(const char *status, int registry);
 
 const char *sd_reason_name(int r);
 int sd_reason_index(const char *name);

@@ -41,13 +41,17 @@ typedef struct reading {
 	int provider_codes;      /* a mailbox provider's own code decides over its words */
 	int words_when_silent; /* the word families read what no rule named */
 	int greylist_over_status; /* greylisting is a deferral whatever mailbox status it carries */
+	int registry_codes;    /* the registry's reading of a status or reply code alone */
 } reading;
 
 static reading reading_of(unsigned mode)
 {
 	int one = mode != SD_MODE_SISIMAI;
 
-	return (reading){ one, one, one, one, one, one, one };
+	/* each reading by its name: a new one added above is never left out */
+	return (reading){ .delay_is_attempt = one, .rcpt_by_default = one, .storage_is_system = one,
+			  .refusal_any_command = one, .provider_codes = one, .words_when_silent = one,
+			  .greylist_over_status = one, .registry_codes = one };
 }
 
 /* The evidence as the mode reads it: the default reads a delay notice by the
@@ -133,7 +137,9 @@ static void cite_other(sd_verdict *v, const sd_evidence *ev, const sd_vd_why *w,
 		/* a failure report of a transient status: the MTA gave up */
 		v->by = SD_BY_ACTION;
 		step(v, "action:failed (%s) -> expired", st);
-	} else if (w->sname == r)
+	} else if (w->sname == r && st[0] && sd_reason_from_status(st, 0) != r)
+		step(v, "status:%s (registry) -> %s", st, sd_reason_name(r)); /* rules/status-reasons.tsv's registry row */
+	else if (w->sname == r)
 		step(v, "status:%s -> %s", st, sd_reason_name(r));
 	else if ((r == SD_R_securityerror || r == SD_R_contenterror) && st[0] && (st[2] == '6' || st[2] == '7'))
 		step(v, "status:%s (X.%c.x) -> %s", st, st[2], sd_reason_name(r));
@@ -187,9 +193,10 @@ static void cite(sd_verdict *v, const sd_evidence *ev, const sd_vd_in *in, const
 
 /* Reply codes whose meaning is a reason of their own (RFC 5321, RFC 4954,
  * RFC 7504): they decide before the words. */
-static int reply_names(const sd_evidence *ev)
+static int reply_names(const sd_evidence *ev, const reading *rd)
 {
 	int rc = ev->replycode;
+	int rcpt = !strcmp(ev->command, "RCPT");
 
 	if (rc == 530 || rc == 534 || rc == 535 || rc == 538)
 		return SD_R_securityerror; /* the client's authentication (RFC 4954) */
@@ -197,18 +204,38 @@ static int reply_names(const sd_evidence *ev)
 		return SD_R_notaccept; /* the host takes no mail (RFC 7504) */
 	if (rc == 555 || (rc >= 500 && rc <= 504))
 		return SD_R_syntaxerror;
-	if (rc == 553 && strcmp(ev->command, "RCPT") != 0)
+	if (rc == 553 && !rcpt)
 		return SD_R_rejected; /* mailbox name not allowed: the sender's */
+	if (!rd->registry_codes)
+		return -1;
+	if (rc == 553)
+		return SD_R_userunknown; /* mailbox name not allowed: the recipient's (RFC 5321 4.2.3) */
+	if (rc == 551)
+		return SD_R_hasmoved; /* user not local; please try <forward-path> (RFC 5321 3.4) */
+	if (rc == 455)
+		return SD_R_syntaxerror; /* unable to accommodate the parameters (RFC 5321 4.2.3) */
+	if (rc == 454 && !strcmp(ev->command, "STARTTLS"))
+		return SD_R_failedstarttls; /* TLS not available for a temporary reason (RFC 3207 4) */
+	if (rc == 432 || rc == 454)
+		return SD_R_securityerror; /* password transition, temporary AUTH failure (RFC 4954 6) */
 	return -1;
 }
 
 /* Reply codes that say only that the action failed, read after the words. */
-static int reply_class(const sd_evidence *ev)
+static int reply_class(const sd_evidence *ev, const reading *rd)
 {
 	int rc = ev->replycode;
 
 	if (rc == 431 || rc == 452)
 		return SD_R_systemfull; /* insufficient system storage */
+	if (rc == 552 && rd->registry_codes) {
+		/* exceeded storage allocation (RFC 5321 4.2.3), the mailbox's; a
+		 * message over the declared or fixed size when it answers MAIL
+		 * FROM's SIZE or the data (RFC 1870 6) */
+		if (!strcmp(ev->command, "DATA") || !strcmp(ev->command, "MAIL"))
+			return SD_R_emailtoolarge;
+		return SD_R_mailboxfull;
+	}
 	if ((rc == 421 || rc == 451) && ev->action == SD_EV_ATTEMPT)
 		return SD_R_systemerror; /* service not available, local error in processing */
 	return -1;
@@ -320,17 +347,20 @@ static int family(const sd_evidence *ev, const sd_matches *fm, sd_verdict *v)
 static int no_rule_speaks(sd_classifier *c, const sd_evidence *ev, const reading *rd, const sd_vd_why *w, int r,
 			  sd_verdict *v)
 {
+	reading plain = *rd; /* the same without the registry's reading, to mark it in the trail */
 	int subject_only = decided(r) && by_subject_only(ev, w, r, v), f;
 	sd_matches fm;
 
+	plain.registry_codes = 0;
 	if (decided(r) && !subject_only)
 		return r;
 	fm.fam = 0;
 	if (rd->words_when_silent && w->src == SD_SRC_TEXT && ev->textn)
 		sd_classify_families(c, ev->text, ev->textn, &fm);
-	if (!decided(r) && (f = reply_names(ev)) >= 0) {
+	if (!decided(r) && (f = reply_names(ev, rd)) >= 0) {
 		v->by = SD_BY_REPLY;
-		step(v, "reply:%d -> %s", ev->replycode, sd_reason_name(f));
+		step(v, "reply:%d%s -> %s", ev->replycode, reply_names(ev, &plain) != f ? " (registry)" : "",
+		     sd_reason_name(f));
 		return f;
 	}
 	if ((f = family(ev, &fm, v)) >= 0)
@@ -343,8 +373,9 @@ static int no_rule_speaks(sd_classifier *c, const sd_evidence *ev, const reading
 		return f;
 	}
 	v->by = SD_BY_REPLY;
-	if ((f = reply_class(ev)) >= 0) {
-		step(v, "reply:%d -> %s", ev->replycode, sd_reason_name(f));
+	if ((f = reply_class(ev, rd)) >= 0) {
+		step(v, "reply:%d%s -> %s", ev->replycode, reply_class(ev, &plain) != f ? " (registry)" : "",
+		     sd_reason_name(f));
 		return f;
 	}
 	v->by = SD_BY_OTHER;
@@ -397,6 +428,7 @@ static int reference_reason(sd_classifier *c, const sd_evidence *ev, const readi
 	in.provider_codes = rd->provider_codes;
 	in.phrase_over_subject = rd->words_when_silent;
 	in.greylist_over_status = rd->greylist_over_status;
+	in.registry_codes = rd->registry_codes;
 	r = sd_vd_reason(c, &in, w);
 	cite(v, ev, &in, w, r);
 	if (w->src == SD_SRC_RHOST && w->advice >= 0)
@@ -503,6 +535,19 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, const reading 
 		step(v, "status:%s (system storage) -> systemfull", ev->status);
 		return SD_R_systemfull;
 	}
+	if (rd->registry_codes && r == SD_R_expired && v->by == SD_BY_STATUS && ev->action == SD_EV_ATTEMPT &&
+	    ev->status[0] && !strcmp(ev->status + 1, ".4.1")) {
+		/* X.4.1 "no answer from host" in one attempt is that attempt's
+		 * network failure (RFC 3463 3.5); the MTA still retries */
+		step(v, "status:%s (registry: one attempt) -> networkerror", ev->status);
+		return SD_R_networkerror;
+	}
+	if (rd->registry_codes && r == SD_R_suspend && v->by == SD_BY_STATUS && !strcmp(ev->command, "AUTH")) {
+		/* X.7.13 / 525 "user account disabled" answering AUTH: the sending
+		 * account the client logged in with (RFC 5248 2.4), not a mailbox */
+		step(v, "command:AUTH (registry) -> securityerror");
+		return SD_R_securityerror;
+	}
 	if (decided(r) && v->by != SD_BY_STATUS)
 		return r;
 	/* a provider's row says what its own text means; that outranks what the
@@ -515,14 +560,16 @@ static int decide_reason(sd_classifier *c, const sd_evidence *ev, const reading 
 /* ---- hard, retry, advice, who acts ---- */
 
 /* Statuses and replies that name the sending side (RFC 3463, RFC 7372,
- * RFC 7505, RFC 4954): 1 sender's configuration, 2 its authentication. */
+ * RFC 7505, RFC 4954): 1 sender's configuration, 2 its authentication, 3 its
+ * configuration whatever the reason's advice (X.7.19: the originator decides
+ * whether to send again without RRVS, RFC 7293 7.2). */
 static int sender_side(const sd_evidence *ev, const sd_status *st, int any_x5)
 {
 	static const struct {
 		short sub, det, kind;
 	} tab[] = {
 		{ 1, 7, 1 }, { 1, 8, 1 }, { 7, 8, 2 }, { 7, 9, 2 }, { 7, 10, 1 }, { 7, 11, 2 },
-		{ 7, 14, 2 }, { 7, 20, 2 }, { 7, 21, 2 }, { 7, 22, 2 }, { 7, 23, 2 }, { 7, 24, 2 },
+		{ 7, 14, 2 }, { 7, 19, 3 }, { 7, 20, 2 }, { 7, 21, 2 }, { 7, 22, 2 }, { 7, 23, 2 }, { 7, 24, 2 },
 		{ 7, 25, 1 }, { 7, 26, 2 }, { 7, 27, 1 }, { 7, 29, 1 }, { 7, 30, 2 },
 	};
 	int rc = ev->replycode;
@@ -597,7 +644,8 @@ static void sender_policy(const sd_evidence *ev, const sd_status *st, sd_verdict
 	if (!side && !(v->vendor && v->vendor->advice && !strncmp(v->vendor->advice, "fix-", 4)))
 		return;
 	v->hard = 0;
-	if (!strncmp(v->advice, "fix-", 4) || (v->vendor && !strcmp(v->advice, "retry")))
+	if ((!strncmp(v->advice, "fix-", 4) && (side != 3 || !strcmp(v->advice, "fix-sender-config"))) ||
+	    (v->vendor && !strcmp(v->advice, "retry")))
 		return;
 	v->retry = 0;
 	v->advice = side == 2 ? "fix-sender-authentication" : "fix-sender-config";

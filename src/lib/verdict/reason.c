@@ -476,7 +476,7 @@ int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in, sd_vd_why *why)
 	if (in->diagn)
 		sd_classify_matches(cls, in->diag, in->diagn, &why->m);
 	ctx.set = why->m.set;
-	ctx.sname = why->sname = in->status[0] ? sd_reason_from_status(in->status) : -1;
+	ctx.sname = why->sname = in->status[0] ? sd_reason_from_status(in->status, in->registry_codes) : -1;
 	r = text_reason(&ctx);
 	if (explicit_reason(r))
 		return r;

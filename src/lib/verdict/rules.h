@@ -7,6 +7,7 @@
 typedef struct sd_status_reason {
 	const char *status;
 	int reason;
+	int registry; /* 1: the registry's reading, asked only where the mode reads it */
 } sd_status_reason;
 
 extern const unsigned sd_rules_npatterns;

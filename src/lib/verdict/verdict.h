@@ -29,6 +29,7 @@ typedef struct sd_vd_in {
 	int provider_codes;      /* mailbox providers' own codes decide (Yahoo, Comcast) */
 	int phrase_over_subject; /* a phrase names what a subject-only status (X.7.1) does not */
 	int greylist_over_status; /* a greylisting text is no full mailbox, whatever its X.2.2 */
+	int registry_codes;      /* the registry's reading of statuses and reply codes */
 } sd_vd_in;
 
 /* Which step of sd_vd_reason() decided (for the evidence trail). */
