@@ -306,6 +306,18 @@ int sd_reason_from_status(const char *status, int registry)
 	return plain;
 }
 
+int sd_reason_registry(const char *status)
+{
+	sd_classify_init(NULL);
+	for (int i = 0; i < sd_rules_nstatus; i++) {
+		const sd_status_reason *row = &sd_rules_status[i];
+
+		if (row->registry && row->status[0] == status[0] && !strcmp(row->status, status))
+			return row->reason;
+	}
+	return -1;
+}
+
 const char *sd_reason_name(int r)
 {
 	return r >= 0 && r < SD_R_COUNT ? reasons[r].name : "";

@@ -14,6 +14,7 @@ typedef struct rctx {
 	const sd_vd_in *in;
 	sd_reasonset set;  /* reasons whose phrases occur in the text */
 	int sname;         /* reason the status implies, -1 if none */
+	int sreg;          /* the registry's reading of the status, -1 if none: after the phrases */
 } rctx;
 
 /* Whether any of the k phrases w occurs in the n bytes at p. */
@@ -390,6 +391,8 @@ static int another(const rctx *ctx)
 			return order[i];
 	if (t >= 0)
 		return t;
+	if (ctx->sreg >= 0)
+		return ctx->sreg;
 	if (ms_access_range(st))
 		return SD_R_blocked;
 	if (st[0] && st[1] == '.' && (st[2] == '6' || st[2] == '7') && st[3] == '.')
@@ -448,7 +451,7 @@ static int text_reason(const rctx *ctx)
 
 int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in, sd_vd_why *why)
 {
-	rctx ctx = { in, 0, -1 };
+	rctx ctx = { in, 0, -1, -1 };
 	sd_vd_why local;
 	int r;
 
@@ -476,8 +479,13 @@ int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in, sd_vd_why *why)
 	if (in->diagn)
 		sd_classify_matches(cls, in->diag, in->diagn, &why->m);
 	ctx.set = why->m.set;
-	ctx.sname = why->sname = in->status[0] ? sd_reason_from_status(in->status, in->registry_codes) : -1;
+	/* a status the registry reads is read where no phrase speaks: after
+	 * them, in place of the reference decoder's row for it */
+	ctx.sreg = in->status[0] && in->registry_codes ? sd_reason_registry(in->status) : -1;
+	ctx.sname = why->sname = in->status[0] && ctx.sreg < 0 ? sd_reason_from_status(in->status, 0) : -1;
 	r = text_reason(&ctx);
+	if (ctx.sreg >= 0 && r == ctx.sreg)
+		why->sname = ctx.sreg; /* the trail names the status */
 	if (explicit_reason(r))
 		return r;
 	return in->diagn ? SD_R_onhold : SD_R_undefined;
