@@ -123,30 +123,43 @@ static const char *const temp_words_cjk[] = {
 	"\xe0\xb8\x8a\xe0\xb8\xb1\xe0\xb9\x88\xe0\xb8\xa7\xe0\xb8\x84\xe0\xb8\xa3\xe0\xb8\xb2\xe0\xb8\xa7", "\xe0\xb8\xa5\xe0\xb9\x88\xe0\xb8\xb2\xe0\xb8\x8a\xe0\xb9\x89\xe0\xb8\xb2", /* th ชั่วคราว, ล่าช้า */
 };
 
-/* The first bytes of the words (after their blank), both cases: a place whose
- * byte is none of them starts no word. Filled once, from the list itself. */
-static unsigned char temp_first[256];
+/* The words by their first byte (after their blank), both cases of an ASCII
+ * letter: at a place only the words that start with its byte are compared.
+ * Filled once, from the list itself. */
+enum { TEMP_NWORDS = sizeof(temp_words) / sizeof(temp_words[0]) };
+static unsigned char temp_by_first[256][24]; /* word indexes + 1, 0 ends the list */
 static pthread_once_t temp_first_once = PTHREAD_ONCE_INIT;
+
+static void temp_add(unsigned char c, size_t k)
+{
+	for (size_t j = 0; j < sizeof(temp_by_first[c]); j++)
+		if (!temp_by_first[c][j]) {
+			temp_by_first[c][j] = (unsigned char)(k + 1);
+			return;
+		}
+	abort(); /* more words with one first byte than a bucket holds: make the buckets larger */
+}
 
 static void temp_first_init(void)
 {
-	for (size_t k = 0; k < sizeof(temp_words) / sizeof(temp_words[0]); k++) {
+	_Static_assert(TEMP_NWORDS < 255, "word indexes fit a byte");
+	for (size_t k = 0; k < TEMP_NWORDS; k++) {
 		unsigned char c = (unsigned char)temp_words[k][1];
-		temp_first[c] = temp_first[sd_tolower(c)] = 1;
+		temp_add(c, k);
 		if (c >= 'a' && c <= 'z')
-			temp_first[c - 32] = 1;
+			temp_add((unsigned char)(c - 32), k);
 	}
 }
 
 /* Does one of the words start at i (at the start of the text or after a blank)? */
 static int temp_word_at(const char *p, size_t n, size_t i)
 {
-	if (!temp_first[(unsigned char)p[i]])
-		return 0;
-	for (size_t k = 0; k < sizeof(temp_words) / sizeof(temp_words[0]); k++) {
-		const char *w = temp_words[k] + 1; /* the word after its blank */
+	const unsigned char *b = temp_by_first[(unsigned char)p[i]];
+
+	for (size_t j = 0; j < sizeof(temp_by_first[0]) && b[j]; j++) {
+		const char *w = temp_words[b[j] - 1] + 1; /* the word after its blank */
 		size_t wl = strlen(w);
-		if (sd_caseeq((unsigned char)p[i], (unsigned char)w[0]) && n - i >= wl && sd_memcaseeq(p + i, w, wl))
+		if (n - i >= wl && sd_memcaseeq(p + i, w, wl))
 			return 1;
 	}
 	return 0;
