@@ -80,11 +80,16 @@ static const cli_cmd serve_cmd = {
 	"  /code/CODE         a page per code or pair: /code/431, /code/4.3.1, /code/552-4.3.1\n"
 	"  /analyze           paste a reply, a log fragment or a bounce; a verdict per recipient\n"
 	"  /api/v1/explain    GET ?q=CODE or POST text: the explain object (JSON)\n"
-	"  /api/v1/decode     POST a raw email or an mbox: an array of facts (JSON)\n"
+	"  /api/v1/decode     POST a raw email or an mbox: {\"results\",\"counts\",\"errors\"}\n"
+	"                     (JSON; results are the facts decode prints)\n"
 	"  /api/v1/events     POST ESP webhook bodies: verdicts, counts, errors (JSON)\n"
 	"  /api/v1/codes      the index (JSON)       /healthz   liveness (JSON)\n"
 	"  /api/v1/suppressions[/ADDRESS]  with --store: GET suppressed addresses, one\n"
-	"                     address's state and history; DELETE releases one\n",
+	"                     address's state and history; DELETE releases one\n"
+	"  /api/v1/openapi.json  the API in OpenAPI 3.1   /api   the same as a page\n"
+	"  /metrics           Prometheus text format: requests, latency, verdicts\n"
+	"  /reasons           the bounce reasons, one anchor each\n"
+	"  /static/FILE       the stylesheet, script and icon of the pages\n",
 	"BYTES may end in K or M. One access-log line per request goes to stderr (Common\n"
 	"Log Format, then the time taken). SIGINT or SIGTERM stops the server after the\n"
 	"requests in flight (at most 3 seconds; a handler still running then is left to\n"

@@ -5,7 +5,7 @@
 B=${BUILD:-build}
 
 expect_exit 0 "make install into a staging directory" -- make --no-print-directory BUILD="$B" install DESTDIR="$TMP/stage" PREFIX=/opt/sd
-for f in bin/smtpdiag include/smtpdiag.h lib/libsmtpdiag.a lib/libsmtpdiag.so.0 lib/pkgconfig/smtpdiag.pc share/man/man1/smtpdiag.1; do
+for f in bin/smtpdiag include/smtpdiag.h lib/libsmtpdiag.a lib/libsmtpdiag.so.0 lib/pkgconfig/smtpdiag.pc share/man/man1/smtpdiag.1 share/man/man3/smtpdiag.3; do
 	n=$((n + 1))
 	if [ -e "$TMP/stage/opt/sd/$f" ]; then echo "ok $n - installed $f"; else echo "not ok $n - $f not installed"; fi
 done
