@@ -390,8 +390,8 @@ size_t smtpdiag_events_count(const char *p, size_t len, const char *esp);
  * bounceSubType), "sparkpost" (bounce_class), "postmark" (Type/TypeCode),
  * "kumomta" and "powermta" (bounce categories). Tables: rules/taxonomy/. */
 const char *smtpdiag_taxonomy_name(size_t i); /* i from 0 until NULL */
-/* The fact's category in taxonomy name ("" when it has none), NULL for an
- * unknown name. Static string. */
+/* The fact's category in taxonomy name, looked up by its reason, class (4 or
+ * 5) and retry ("" when it has none), NULL for an unknown name. Static string. */
 const char *smtpdiag_taxonomy(const char *name, const smtpdiag_fact *f);
 
 /* The reason vocabulary (34 names) and the advice vocabulary. */

@@ -1,5 +1,6 @@
 #!/bin/sh
-# taxgen.sh OUT DIR: compile the taxonomy tables DIR/*.tsv (reason, class, value;
+# taxgen.sh OUT DIR: compile the taxonomy tables DIR/*.tsv (reason; class 4, 5
+# or * for any, or r: the verdict retries, n: a failure it does not retry; value;
 # '#' comments) into C tables for src/lib/decode/taxonomy.c. One table per
 # file, named by the file; rows keep their order (the first match wins).
 set -eu
@@ -17,8 +18,8 @@ tmp=$out.tmp
 		echo "static const sd_tax_row t_$name[] = {"
 		awk -F '\t' -v file="$f" '
 			/^#/ || /^[ \t]*$/ { next }
-			NF < 2 || NF > 3 || $2 !~ /^[45*]$/ || $0 ~ /["\\]/ {
-				printf "%s:%d: want reason<TAB>4|5|*<TAB>value\n", file, NR > "/dev/stderr"; exit 1
+			NF < 2 || NF > 3 || $2 !~ /^[45*rn]$/ || $0 ~ /["\\]/ {
+				printf "%s:%d: want reason<TAB>4|5|*|r|n<TAB>value\n", file, NR > "/dev/stderr"; exit 1
 			}
 			{ printf "\t{ \"%s\", '\''%s'\'', \"%s\" },\n", $1, $2, $3 }
 		' "$f"

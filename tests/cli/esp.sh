@@ -152,4 +152,7 @@ expect_rec suppressed@mail.example.net '"ses":"Permanent/Suppressed"' '"sparkpos
 expect_rec angry@mail.example.net '"ses":"Complaint"' '"postmark":"SpamComplaint/100001"'
 expect_exit 0 "--taxonomy on a bounce email" -- "$BIN" decode --taxonomy ses samples/bounces/exchange-431.eml
 expect_out '"taxonomy":\{"ses":"Transient/' "a 4xx is Transient in SES's words"
+expect_exit 0 "--taxonomy postmark on a full mail system" -- "$BIN" decode --taxonomy postmark \
+	samples/bounces/exchange-431.eml
+expect_out '"taxonomy":\{"postmark":"SoftBounce/4096"\}' "a full mail system is a SoftBounce in Postmark's words"
 expect_exit 2 "--taxonomy with an unknown name is a usage error" -- "$BIN" decode --taxonomy nope "$E/sendgrid/events.json"

@@ -5,7 +5,7 @@
 
 typedef struct sd_tax_row {
 	const char *reason; /* a reason name, or "*" for any */
-	char cls;           /* '4', '5', or '*' for any class */
+	char cls;           /* '4', '5', '*' any class; 'r' retried, 'n' a failure not retried */
 	const char *value;  /* the other system's word; "" when it has none */
 } sd_tax_row;
 
