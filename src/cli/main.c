@@ -16,7 +16,7 @@
 enum { T_VERSION, T_END };
 
 static const cli_opt opts[] = {
-	[T_VERSION] = { "version", 'V', CLI_FLAG, NULL, "print the version" },
+	[T_VERSION] = { "version", 'V', CLI_FLAG, NULL, "print the version and the licence" },
 	[T_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -267,7 +267,10 @@ static int run(const struct command *c, int argc, char **argv)
 /* -V, --version: the only option of smtpdiag itself besides --help. */
 static int on_opt(const cli_parse *p, int id, void *ctx)
 {
-	printf("smtpdiag %s\n", smtpdiag_version());
+	printf("smtpdiag %s\n"
+	       "Copyright (c) 2025-2026 The smtpdiag authors\n"
+	       "License: BSD-2-Clause (the BSD 2-Clause License; see LICENSE)\n",
+	       smtpdiag_version());
 	return EXIT_OK_;
 }
 
