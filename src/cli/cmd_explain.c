@@ -25,12 +25,14 @@ static const cli_cmd explain_cmd = {
 	"usage: smtpdiag explain [OPTIONS] CODE [CODE] | TEXT\n"
 	"       smtpdiag explain [OPTIONS] --text TEXT\n"
 	"       smtpdiag explain [OPTIONS] --file PATH|-\n"
+	"       smtpdiag explain [OPTIONS] -\n"
 	"\n"
 	"Explain an SMTP reply code (431), an enhanced status (4.3.1, X.3.1), a pair\n"
 	"(\"552 4.3.1\"), reply text of one or more lines (with or without --text:\n"
 	"anything but a lone code or pair is read as reply text), or any pasted text: a bounce\n"
 	"email, an NDR, a log fragment. Says what it means, whether it is standard,\n"
-	"transient or permanent, whether to retry, causes, fixes and who must act.\n",
+	"transient or permanent, whether to retry, causes, fixes and who must act.\n"
+	"A lone '-' reads the query from stdin, as --file - does.\n",
 	"Colour is used only on a terminal, and never when NO_COLOR is set.\n"
 	"JSON output carries the verdict: reason, hardbounce, retry, advice, fixer (who acts)\n"
 	"and evidence (the rules and rows that decided, in order), and label when a user\n"
@@ -208,6 +210,10 @@ static int parse_args(explain_args *x, int argc, char **argv)
 	if ((rc = cli_parse_args(&explain_cmd, argc, argv, on_opt, x, &first)) >= 0 ||
 	    (rc = join_operands(x, argc, argv, first)) >= 0)
 		return rc;
+	if (!x->text && !x->file && x->used == 1 && x->joined[0] == '-') { /* a lone '-': stdin, as --file - */
+		x->file = "-";
+		x->used = 0;
+	}
 	if ((x->text != NULL) + (x->file != NULL) + (x->used > 0) != 1)
 		return cli_usage(&explain_cmd, "give a CODE, --text TEXT or --file PATH (one of them)");
 	return -1;
