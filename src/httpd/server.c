@@ -214,6 +214,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	snprintf(r->uri, sizeof(r->uri), "%s", uri ? uri : "");
 	r->hsize = uri ? strlen(uri) + 16 : 16; /* the request line */
+	metrics_in_flight(1);
 	return r;
 }
 
@@ -553,6 +554,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **ptr, enum MHD
 	metrics_request(r->route, r->status, elapsed(r));
 	if (cfg->access_log)
 		log_line(r, toe);
+	metrics_in_flight(-1);
 	guard_request_done(r->hc);
 	hreq_release(r);
 	*ptr = NULL;

@@ -34,6 +34,12 @@ expect_lines() {
 	if [ "$got" -eq "$1" ]; then echo "ok $n - $2"; else echo "not ok $n - $2 ($got lines, want $1)"; fi
 }
 
+# ok_if VALUE DESCRIPTION: ok when VALUE is 1
+ok_if() {
+	n=$((n + 1))
+	if [ "$1" = 1 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+
 # expect_same DESCRIPTION FILE1 FILE2: the two files are byte for byte equal
 expect_same() {
 	n=$((n + 1))
