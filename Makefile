@@ -193,7 +193,8 @@ fresh-check:
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 \
+	  $(DESTDIR)$(PREFIX)/share/doc/smtpdiag
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/smtpdiag
 	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
@@ -203,11 +204,13 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' smtpdiag.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/smtpdiag.pc
 	install -m 644 man/smtpdiag.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/smtpdiag.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -m 644 LICENSE $(DESTDIR)$(PREFIX)/share/doc/smtpdiag/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/smtpdiag $(DESTDIR)$(PREFIX)/lib/libsmtpdiag.* \
 	  $(DESTDIR)$(PREFIX)/include/smtpdiag.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/smtpdiag.pc \
-	  $(DESTDIR)$(PREFIX)/share/man/man1/smtpdiag.1 $(DESTDIR)$(PREFIX)/share/man/man3/smtpdiag.3
+	  $(DESTDIR)$(PREFIX)/share/man/man1/smtpdiag.1 $(DESTDIR)$(PREFIX)/share/man/man3/smtpdiag.3 \
+	  $(DESTDIR)$(PREFIX)/share/doc/smtpdiag/LICENSE
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-san $(BUILD)-fuzz

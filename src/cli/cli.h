@@ -19,8 +19,13 @@ int cmd_scan(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 
-/* Colour: on when stdout is a terminal and NO_COLOR is unset. */
-int cli_color(FILE *f);
+/* --color=WHEN: auto (the default), always or never. */
+enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
+/* "auto", "always", "never" -> CLI_COLOR_*; -1 for anything else. */
+int cli_color_when(const char *s);
+/* Whether to colour what goes to f: always, never, or under auto when f is a
+ * terminal, NO_COLOR is unset or empty and TERM is not "dumb". */
+int cli_color(FILE *f, int when);
 /* Print text wrapped at width, each line prefixed by indent spaces. */
 void cli_wrap(FILE *f, const char *text, int indent, int width);
 /* Same, the cursor already at column col0 on the first line. */

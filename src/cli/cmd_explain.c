@@ -6,7 +6,7 @@
 #include "cli.h"
 #include "opts.h"
 
-enum { E_TEXT, E_FILE, E_JSON, E_RULES, E_WHY, E_END };
+enum { E_TEXT, E_FILE, E_JSON, E_RULES, E_WHY, E_COLOR, E_END };
 
 static const cli_opt opts[] = {
 	[E_TEXT] = { "text", 0, CLI_VALUE, "TEXT", "SMTP reply text (\"550-5.1.1 ...\\n550 5.1.1 ...\")" },
@@ -17,6 +17,8 @@ static const cli_opt opts[] = {
 		      "user rules asked before the built-in ones (format: docs/rules.md); default: the file named by $SMTPDIAG_RULES" },
 	[E_WHY] = { "why", 0, CLI_FLAG, NULL,
 		    "also print the evidence trail: the rules and rows that decided, in order" },
+	[E_COLOR] = { "color", 0, CLI_VALUE, "WHEN",
+		      "colour the readable sections: auto (on a terminal, unless NO_COLOR is set or TERM=dumb), always or never; default: auto" },
 	[E_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -25,13 +27,16 @@ static const cli_cmd explain_cmd = {
 	"usage: smtpdiag explain [OPTIONS] CODE [CODE] | TEXT\n"
 	"       smtpdiag explain [OPTIONS] --text TEXT\n"
 	"       smtpdiag explain [OPTIONS] --file PATH|-\n"
+	"       smtpdiag explain [OPTIONS] -\n"
 	"\n"
 	"Explain an SMTP reply code (431), an enhanced status (4.3.1, X.3.1), a pair\n"
 	"(\"552 4.3.1\"), reply text of one or more lines (with or without --text:\n"
 	"anything but a lone code or pair is read as reply text), or any pasted text: a bounce\n"
 	"email, an NDR, a log fragment. Says what it means, whether it is standard,\n"
-	"transient or permanent, whether to retry, causes, fixes and who must act.\n",
-	"Colour is used only on a terminal, and never when NO_COLOR is set.\n"
+	"transient or permanent, whether to retry, causes, fixes and who must act.\n"
+	"A lone '-' reads the query from stdin, as --file - does.\n",
+	"Under --color=auto colour is used only on a terminal, and never when NO_COLOR is\n"
+	"set (to anything but the empty string) or TERM is dumb; --color=always overrides both.\n"
 	"JSON output carries the verdict: reason, hardbounce, retry, advice, fixer (who acts)\n"
 	"and evidence (the rules and rows that decided, in order), and label when a user\n"
 	"rule set one.\n"
@@ -156,7 +161,7 @@ static void print_human(FILE *f, const smtpdiag_explanation *e, int color, int w
 }
 
 typedef struct explain_args {
-	int json, why;
+	int json, why, color;
 	const char *text, *file, *rules;
 	char joined[4096]; /* the CODE or TEXT operands, joined by a space */
 	size_t used;
@@ -196,6 +201,10 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case E_WHY:
 		x->why = 1;
 		break;
+	case E_COLOR:
+		if ((x->color = cli_color_when(p->value)) < 0)
+			return cli_bad_value(p, "auto, always or never");
+		break;
 	}
 	return -1;
 }
@@ -208,6 +217,10 @@ static int parse_args(explain_args *x, int argc, char **argv)
 	if ((rc = cli_parse_args(&explain_cmd, argc, argv, on_opt, x, &first)) >= 0 ||
 	    (rc = join_operands(x, argc, argv, first)) >= 0)
 		return rc;
+	if (!x->text && !x->file && x->used == 1 && x->joined[0] == '-') { /* a lone '-': stdin, as --file - */
+		x->file = "-";
+		x->used = 0;
+	}
 	if ((x->text != NULL) + (x->file != NULL) + (x->used > 0) != 1)
 		return cli_usage(&explain_cmd, "give a CODE, --text TEXT or --file PATH (one of them)");
 	return -1;
@@ -285,7 +298,7 @@ int cmd_explain(int argc, char **argv)
 	if (x.json)
 		rc = print_json(e);
 	else
-		print_human(stdout, e, cli_color(stdout), x.why);
+		print_human(stdout, e, cli_color(stdout, x.color), x.why);
 	smtpdiag_explanation_free(e);
 	if (rc == EXIT_OK_ && fflush(stdout) != 0) {
 		cli_err("explain: writing output: %s", strerror(errno));

@@ -10,7 +10,7 @@
 
 enum {
 	V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_BODY_TOTAL, V_MAX_CONN, V_MAX_CONN_PER_IP, V_TIMEOUT,
-	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_RULES, V_MAILGUN_KEY, V_POSTMARK_AUTH,
+	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_LOG_FORMAT, V_RULES, V_MAILGUN_KEY, V_POSTMARK_AUTH,
 	V_SENDGRID_KEY, V_STORE, V_TOKEN_FILE, V_OPEN_READS, V_ALLOWED_HOST, V_CORS_ORIGIN, V_END
 };
 
@@ -36,6 +36,10 @@ static const cli_opt opts[] = {
 	[V_THREADS] = { "threads", 0, CLI_VALUE, "N", "connection threads, and as many handler threads (default 2)" },
 	[V_USER] = { "user", 0, CLI_VALUE, "NAME", "after binding, drop root and run as this user" },
 	[V_QUIET] = { "quiet", 0, CLI_FLAG, NULL, "no access log" },
+	[V_LOG_FORMAT] = { "access-log-format", 0, CLI_VALUE, "common|combined|json",
+			   "the access log's lines: common (default: Common Log Format, then the request "
+			   "id, the time taken and how the request ended), combined (Combined Log Format) "
+			   "or json (one object a line)" },
 	[V_RULES] = { "rules", 0, CLI_VALUE, "FILE",
 		      "user rules asked before the built-in ones, for the API and the pages (format: "
 		      "docs/rules.md); default: the file named by $SMTPDIAG_RULES" },
@@ -91,7 +95,7 @@ static const cli_cmd serve_cmd = {
 	"  /reasons           the bounce reasons, one anchor each\n"
 	"  /static/FILE       the stylesheet, script and icon of the pages\n",
 	"BYTES may end in K or M. One access-log line per request goes to stderr (Common\n"
-	"Log Format, then the time taken). SIGINT or SIGTERM stops the server after the\n"
+	"Log Format, then the time taken, unless --access-log-format). SIGINT or SIGTERM stops the server after the\n"
 	"requests in flight (at most 3 seconds; a handler still running then is left to\n"
 	"the exit). A warning goes to stderr when the server listens beyond loopback or\n"
 	"runs as root without --user. /api/v1/events takes a service's posts unchecked\n"
@@ -181,6 +185,16 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		return set_unsigned(p, &c->threads, 1, 64, "a number from 1 to 64");
 	case V_QUIET:
 		c->access_log = 0;
+		break;
+	case V_LOG_FORMAT:
+		if (!strcmp(p->value, "common"))
+			c->access_log_format = HTTPD_LOG_COMMON;
+		else if (!strcmp(p->value, "combined"))
+			c->access_log_format = HTTPD_LOG_COMBINED;
+		else if (!strcmp(p->value, "json"))
+			c->access_log_format = HTTPD_LOG_JSON;
+		else
+			return cli_bad_value(p, "common, combined or json");
 		break;
 	case V_RULES:
 		a->rules = p->value;

@@ -16,7 +16,7 @@
 enum { T_VERSION, T_END };
 
 static const cli_opt opts[] = {
-	[T_VERSION] = { "version", 'V', CLI_FLAG, NULL, "print the version" },
+	[T_VERSION] = { "version", 'V', CLI_FLAG, NULL, "print the version and the licence" },
 	[T_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -109,10 +109,29 @@ void cli_err(const char *fmt, ...)
 	va_end(ap);
 }
 
-int cli_color(FILE *f)
+int cli_color_when(const char *s)
 {
-	const char *nc = getenv("NO_COLOR");
-	return isatty(fileno(f)) && !(nc && *nc);
+	if (!strcmp(s, "auto"))
+		return CLI_COLOR_AUTO;
+	if (!strcmp(s, "always"))
+		return CLI_COLOR_ALWAYS;
+	if (!strcmp(s, "never"))
+		return CLI_COLOR_NEVER;
+	return -1;
+}
+
+/* The one place colour is decided (https://no-color.org: any non-empty NO_COLOR). */
+int cli_color(FILE *f, int when)
+{
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (when != CLI_COLOR_AUTO)
+		return when == CLI_COLOR_ALWAYS;
+	if (nc && *nc)
+		return 0;
+	if (term && !strcmp(term, "dumb"))
+		return 0;
+	return isatty(fileno(f));
 }
 
 void cli_wrap_hang(FILE *f, const char *text, int col0, int indent, int width)
@@ -267,7 +286,10 @@ static int run(const struct command *c, int argc, char **argv)
 /* -V, --version: the only option of smtpdiag itself besides --help. */
 static int on_opt(const cli_parse *p, int id, void *ctx)
 {
-	printf("smtpdiag %s\n", smtpdiag_version());
+	printf("smtpdiag %s\n"
+	       "Copyright (c) 2025-2026 The smtpdiag authors\n"
+	       "License: BSD-2-Clause (the BSD 2-Clause License; see LICENSE)\n",
+	       smtpdiag_version());
 	return EXIT_OK_;
 }
 

@@ -16,6 +16,9 @@
 #define HTTPD_TIMEOUT 10u                   /* seconds a connection may idle */
 #define HTTPD_REQUEST_TIMEOUT 30u           /* seconds to send a whole request (headers and body) */
 #define HTTPD_THREADS 2u                    /* connection threads, and as many handler threads */
+/* --access-log-format: common (the Common Log Format, then the request id, the
+ * time taken and how the request ended), combined (the Combined Log Format) or json */
+enum { HTTPD_LOG_COMMON, HTTPD_LOG_COMBINED, HTTPD_LOG_JSON };
 #define HTTPD_CACHE_SLOTS 512u              /* rendered pages kept */
 #define HTTPD_MAX_HOSTS 64                  /* Host names answered to, --allowed-host or the defaults */
 #define HTTPD_MAX_ORIGINS 32                /* --cors-origin values */
@@ -33,6 +36,7 @@ typedef struct httpd_config {
 	unsigned threads;
 	const char *user;    /* drop root for this user after binding; NULL: stay */
 	int access_log;      /* one line per request on stderr */
+	int access_log_format; /* HTTPD_LOG_*: how that line is written */
 	const smtpdiag_rules *rules; /* user rules for every verdict, NULL when none;
 				      * the caller keeps them until httpd_run returns */
 	const char *const *allowed_hosts; /* Host names answered to; none: the defaults

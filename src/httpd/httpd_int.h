@@ -217,6 +217,7 @@ void summary_html(smtpdiag_buf *b, const summary *s, size_t shown);
 /* ---- metrics (metrics.c): GET /metrics ---- */
 enum { M_TOO_LARGE, M_WRONG_TYPE, M_BUSY, M_BAD_FRAMING, M_REFUSED };
 void metrics_request(int route, int status, double seconds);
+void metrics_in_flight(int delta); /* +1 when a request line comes, -1 after its log line */
 void metrics_verdict(const char *reason, const char *advice);
 void metrics_decode_errors(size_t n);
 void metrics_refused(int why); /* M_* */

@@ -42,6 +42,7 @@ void httpd_config_init(httpd_config *c)
 	c->user = NULL;
 	c->threads = HTTPD_THREADS;
 	c->access_log = 1;
+	c->access_log_format = HTTPD_LOG_COMMON;
 	c->rules = NULL;
 	c->allowed_hosts = c->cors_origins = NULL;
 	c->n_allowed_hosts = c->n_cors_origins = 0;
@@ -214,6 +215,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	snprintf(r->uri, sizeof(r->uri), "%s", uri ? uri : "");
 	r->hsize = uri ? strlen(uri) + 16 : 16; /* the request line */
+	metrics_in_flight(1);
 	return r;
 }
 
@@ -517,28 +519,104 @@ static const char *toe_name(enum MHD_RequestTerminationCode toe)
 	}
 }
 
-/* Common Log Format, then the time taken and how the request ended if not well. */
+/* How the request ended, as the JSON log names it ("completed" when well). */
+static const char *end_word(hreq *r, enum MHD_RequestTerminationCode toe)
+{
+	const char *w = toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && guard_was_cut(r->hc) ? " deadline" : toe_name(toe);
+
+	return *w ? w + 1 : "completed";
+}
+
+static void log_write(const char *line, int n, size_t cap)
+{
+	if (n > 0 && write(2, line, (size_t)n < cap ? (size_t)n : cap - 1) < 0)
+		return;
+}
+
+static const char *req_header(hreq *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+/* A JSON string, or null for a header not sent */
+static void json_or_null(smtpdiag_buf *b, const char *s)
+{
+	if (s)
+		hb_json(b, s);
+	else
+		hb_puts(b, "null");
+}
+
+/* One JSON object a line: the fields of the combined format, the request id,
+ * the time taken and how the request ended. */
+static void log_json(hreq *r, enum MHD_RequestTerminationCode toe, const char *ip, const struct tm *tm)
+{
+	smtpdiag_buf b = { 0 };
+	char when[32];
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", tm);
+	smtpdiag_buf_printf(&b, "{\"time\":\"%s\",\"remote_addr\":", when);
+	hb_json(&b, ip);
+	hb_puts(&b, ",\"method\":");
+	hb_json(&b, r->mname);
+	hb_puts(&b, ",\"uri\":");
+	hb_json(&b, r->uri);
+	hb_puts(&b, ",\"protocol\":");
+	hb_json(&b, r->version);
+	if (r->status)
+		smtpdiag_buf_printf(&b, ",\"status\":%d", r->status);
+	else
+		hb_puts(&b, ",\"status\":null");
+	smtpdiag_buf_printf(&b, ",\"bytes\":%llu,\"referer\":", (unsigned long long)r->bytes);
+	json_or_null(&b, req_header(r, MHD_HTTP_HEADER_REFERER));
+	hb_puts(&b, ",\"user_agent\":");
+	json_or_null(&b, req_header(r, MHD_HTTP_HEADER_USER_AGENT));
+	hb_puts(&b, ",\"request_id\":");
+	hb_json(&b, r->reqid);
+	smtpdiag_buf_printf(&b, ",\"duration_ms\":%.3f,\"end\":\"%s\"}\n", elapsed(r) * 1e3, end_word(r, toe));
+	if (!b.oom)
+		log_write(b.data, (int)b.len, b.len + 1);
+	smtpdiag_buf_free(&b);
+}
+
+/* common (the default): Common Log Format, then the request id, the time taken
+ * and how the request ended if not well. combined: the Combined Log Format
+ * (Common, then the Referer and User-Agent), nothing after. json: log_json. */
 static void log_line(hreq *r, enum MHD_RequestTerminationCode toe)
 {
-	char ip[INET6_ADDRSTRLEN], when[40], uri[HTTPD_LOG_URI * 4 + 1], line[HTTPD_LOG_URI * 4 + 512], st[8];
+	char ip[INET6_ADDRSTRLEN], when[40], uri[HTTPD_LOG_URI * 4 + 1], line[HTTPD_LOG_URI * 4 + 2048], st[8];
 	char method[sizeof(r->mname) * 4 + 1], version[sizeof(r->version) * 4 + 1];
+	char ref[HTTPD_LOG_URI * 4 + 1], ua[HTTPD_LOG_URI * 4 + 1];
+	const char *v;
 	time_t now = time(NULL);
 	struct tm tm;
 	int n;
 
 	client_ip(r->conn, ip, sizeof(ip));
 	gmtime_r(&now, &tm);
+	if (r->cfg->access_log_format == HTTPD_LOG_JSON) {
+		log_json(r, toe, ip, &tm);
+		return;
+	}
 	strftime(when, sizeof(when), "%d/%b/%Y:%H:%M:%S +0000", &tm);
 	log_escape(uri, sizeof(uri), r->uri);
 	log_escape(method, sizeof(method), r->mname[0] ? r->mname : "-");
 	log_escape(version, sizeof(version), r->version[0] ? r->version : "-");
 	snprintf(st, sizeof(st), r->status ? "%d" : "-", r->status);
-	n = snprintf(line, sizeof(line), "%s - - [%s] \"%s %s %s\" %s %llu id=%s %.3fms%s\n", ip, when,
-		     method, uri, version, st,
-		     (unsigned long long)r->bytes, r->reqid[0] ? r->reqid : "-", elapsed(r) * 1e3,
-		     toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && guard_was_cut(r->hc) ? " deadline" : toe_name(toe));
-	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
+	n = snprintf(line, sizeof(line), "%s - - [%s] \"%s %s %s\" %s %llu", ip, when, method, uri, version, st,
+		     (unsigned long long)r->bytes);
+	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
+	if (r->cfg->access_log_format == HTTPD_LOG_COMBINED) {
+		log_escape(ref, sizeof(ref), (v = req_header(r, MHD_HTTP_HEADER_REFERER)) ? v : "-");
+		log_escape(ua, sizeof(ua), (v = req_header(r, MHD_HTTP_HEADER_USER_AGENT)) ? v : "-");
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " \"%s\" \"%s\"\n", ref, ua);
+	} else {
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " id=%s %.3fms%s\n", r->reqid[0] ? r->reqid : "-",
+			      elapsed(r) * 1e3,
+			      toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && guard_was_cut(r->hc) ? " deadline" : toe_name(toe));
+	}
+	log_write(line, n, sizeof(line));
 }
 
 static void on_done(void *cls, struct MHD_Connection *conn, void **ptr, enum MHD_RequestTerminationCode toe)
@@ -553,6 +631,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **ptr, enum MHD
 	metrics_request(r->route, r->status, elapsed(r));
 	if (cfg->access_log)
 		log_line(r, toe);
+	metrics_in_flight(-1);
 	guard_request_done(r->hc);
 	hreq_release(r);
 	*ptr = NULL;

@@ -49,6 +49,15 @@ expect_out '"recipient":"bob@example.org"' "recipient found in pasted text"
 expect_out '"reason":"mailboxfull"' "reason from pasted text"
 expect_exit 0 "explain --file - (stdin)" -- sh -c "\"$BIN\" explain --json --file - <\"$TMP/paste.txt\""
 expect_out '"status":"5.2.2"' "stdin read"
+expect_exit 0 "explain - (stdin, as --file -)" -- sh -c "\"$BIN\" explain --json - <\"$TMP/paste.txt\""
+expect_out '"recipient":"bob@example.org"' "explain -: the pasted text read from stdin"
+cp "$TMP/out" "$TMP/dash.json"
+sh -c "\"$BIN\" explain --json --file - <\"$TMP/paste.txt\"" >"$TMP/file-dash.json" 2>&1
+expect_same "explain - is explain --file -" "$TMP/dash.json" "$TMP/file-dash.json"
+expect_exit 2 "explain - with --file too: one of them" -- sh -c "\"$BIN\" explain --file \"$TMP/paste.txt\" - </dev/null"
+expect_err "one of them" "explain - with --file: says so"
+expect_exit 0 "explain --help shows explain -" -- "$BIN" explain --help
+expect_out "^       smtpdiag explain \[OPTIONS\] -$" "explain --help: the stdin form"
 
 expect_exit 2 "impossible class 6.1.1" -- "$BIN" explain 6.1.1
 expect_err "class must be 2, 4 or 5" "clear message for 6.1.1"

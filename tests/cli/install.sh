@@ -5,10 +5,12 @@
 B=${BUILD:-build}
 
 expect_exit 0 "make install into a staging directory" -- make --no-print-directory BUILD="$B" install DESTDIR="$TMP/stage" PREFIX=/opt/sd
-for f in bin/smtpdiag include/smtpdiag.h lib/libsmtpdiag.a lib/libsmtpdiag.so.0 lib/pkgconfig/smtpdiag.pc share/man/man1/smtpdiag.1 share/man/man3/smtpdiag.3; do
+for f in bin/smtpdiag include/smtpdiag.h lib/libsmtpdiag.a lib/libsmtpdiag.so.0 lib/pkgconfig/smtpdiag.pc share/man/man1/smtpdiag.1 share/man/man3/smtpdiag.3 share/doc/smtpdiag/LICENSE; do
 	n=$((n + 1))
 	if [ -e "$TMP/stage/opt/sd/$f" ]; then echo "ok $n - installed $f"; else echo "not ok $n - $f not installed"; fi
 done
+n=$((n + 1))
+if grep -q '^Description: .*(BSD-2-Clause)$' "$TMP/stage/opt/sd/lib/pkgconfig/smtpdiag.pc"; then echo "ok $n - pkg-config names the licence"; else echo "not ok $n - pkg-config lacks the licence"; fi
 n=$((n + 1))
 if grep -q '^prefix=/opt/sd$' "$TMP/stage/opt/sd/lib/pkgconfig/smtpdiag.pc"; then echo "ok $n - pkg-config prefix"; else echo "not ok $n - pkg-config prefix"; fi
 n=$((n + 1))

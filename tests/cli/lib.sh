@@ -34,6 +34,21 @@ expect_lines() {
 	if [ "$got" -eq "$1" ]; then echo "ok $n - $2"; else echo "not ok $n - $2 ($got lines, want $1)"; fi
 }
 
+# need TOOL...: stop with a failure when one of the tools is missing
+need() {
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 && continue
+		echo "not ok 1 - $t is missing (sh tools/install-deps.sh installs it)"
+		exit 1
+	done
+}
+
+# ok_if VALUE DESCRIPTION: ok when VALUE is 1
+ok_if() {
+	n=$((n + 1))
+	if [ "$1" = 1 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+
 # expect_same DESCRIPTION FILE1 FILE2: the two files are byte for byte equal
 expect_same() {
 	n=$((n + 1))

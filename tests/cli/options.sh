@@ -88,6 +88,11 @@ expect_exit 0 "smtpdiag -V" -- "$BIN" -V
 expect_out "^smtpdiag [0-9]+\.[0-9]+\.[0-9]+$" "-V: the version"
 expect_exit 0 "smtpdiag --version" -- "$BIN" --version
 expect_out "^smtpdiag [0-9]+\.[0-9]+\.[0-9]+$" "--version: the version"
+expect_out "^License: BSD-2-Clause " "--version: names the licence"
+expect_out "^Copyright \(c\) 2025-2026 The smtpdiag authors$" "--version: the copyright"
+n=$((n + 1))
+if grep -q "^BSD 2-Clause License$" LICENSE && grep -q "^Copyright (c) 2025-2026 The smtpdiag authors$" LICENSE; then
+	echo "ok $n - LICENSE holds the BSD 2-Clause licence"; else echo "not ok $n - LICENSE missing or not BSD 2-Clause"; fi
 expect_exit 0 "explain -h before a bad value" -- "$BIN" explain -h --bogus
 usage_error "smtpdiag help of no command" "unknown command 'bogus'" -- "$BIN" help bogus
 
