@@ -22,13 +22,13 @@ CPPFLAGS += -Iinclude -Isrc/lib -I$(BUILD)/gen
 # libmicrohttpd is opened by `serve` at run time (src/httpd/mhd_load.c), not linked.
 # pkg-config is asked when a recipe first needs the flags (then kept), not when the Makefile
 # is read: on a fresh machine `deps` installs pkg-config and the libraries first.
-# nettle/hogweed (the webhook signature checks of serve): headers only, opened at run time
-# (src/httpd/crypto.c).
+# nettle is linked (SHA-1 of decode's token, base64 of MIME bodies); hogweed (the webhook
+# signature checks of serve) is opened at run time (src/httpd/crypto.c).
 PKGS      = libhs libmicrohttpd zlib jansson sqlite3 libpq nettle hogweed
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $$(PKGS) 2>/dev/null))$(PKG_CFLAGS)
 # libpq too is opened at run time, by the first postgresql:// store (src/lib/store/pq_load.c).
-PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs libhs zlib jansson sqlite3 2>/dev/null || \
-                echo -lhs -lz -ljansson -lsqlite3) -ldl -lpthread)$(PKG_LIBS)
+PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs libhs zlib jansson sqlite3 nettle 2>/dev/null || \
+                echo -lhs -lz -ljansson -lsqlite3 -lnettle) -ldl -lpthread)$(PKG_LIBS)
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
 
 LIB_SRC   = $(sort $(shell find src/lib -name "*.c"))

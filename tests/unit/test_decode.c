@@ -118,6 +118,28 @@ static void test_fixtures(void **state)
 	}
 }
 
+/* Sisimai's token (SHA-1 of addresser, recipient and time): the values pinned
+ * here are the ones Sisimai's own formula gives for the fixture. */
+static void test_token(void **state)
+{
+	static const char *const tokens[] = { "53eff83876651a7e2db3b746add6faf2812b47b9",
+					      "4453a958081426784734f2fad3b2dd810a4f20c3",
+					      "34365e2e216bdda4dad16f6015bba8a12b543158" };
+	size_t len = 0;
+	char *buf = slurp(FIXTURES "dsn-multi.eml", &len);
+	smtpdiag_decoder *d = smtpdiag_decoder_new(0);
+	smtpdiag_error err;
+
+	(void)state;
+	assert_non_null(buf);
+	assert_non_null(d);
+	assert_int_equal(smtpdiag_decode(d, buf, len, NULL, &err), 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_string_equal(smtpdiag_decoder_fact(d, i)->token, tokens[i]);
+	smtpdiag_decoder_free(d);
+	free(buf);
+}
+
 /* Line ends do not change a verdict: the same DSN with CRLF and with bare CR. */
 static void test_line_ends(void **state)
 {
@@ -267,6 +289,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_line_ends),
+		cmocka_unit_test(test_token),
 		cmocka_unit_test(test_junk),
 		cmocka_unit_test(test_lenient),
 		cmocka_unit_test(test_lenient_headers),

@@ -12,6 +12,8 @@
 #include "mime/charset.h"
 #include "smtpdiag.h"
 
+#define B64_DIGEST 0xbdb75e6385e504d4ull
+
 /* ---- helpers ---- */
 
 /* Rewrite the LF line ends of s as eol ("\n", "\r\n" or "\r"); malloc'd. */
@@ -474,6 +476,42 @@ static void test_decoders(void **state)
 	assert_int_equal(k, 2);
 }
 
+/* base64 on input of every kind (alphabet, line breaks, garbage, '=' inside,
+ * spans longer than one call to the decoder) cut at every length and decoded
+ * into every room up to its whole output: a digest of all answers, pinned. */
+static void test_b64_pinned(void **state)
+{
+	static const char pick[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+				   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+				   "\r\n \t=*-_.\x80\xff";
+	static char in[3000], out[3000];
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t x = 12345;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(in); i++) {
+		x = x * 1103515245u + 12345u;
+		/* mostly alphabet, in long runs: garbage in one stretch of ten */
+		in[i] = (i / 1100) % 2 ? pick[(x >> 16) % 64] : pick[(x >> 16) % (sizeof(pick) - 1)];
+	}
+	for (size_t n = 0; n <= sizeof(in); n += n < 64 ? 1 : 97) {
+		size_t whole = sd_b64_decode(out, sizeof(out), in, n);
+
+		for (size_t cap = 0; cap <= whole; cap += cap < 16 || whole - cap < 16 ? 1 : 61) {
+			size_t k = sd_b64_decode(out, cap, in, n);
+
+			assert_true(k <= cap);
+			for (size_t j = 0; j < k; j++)
+				h = (h ^ (unsigned char)out[j]) * 0x100000001b3ull;
+			h = (h ^ k) * 0x100000001b3ull;
+		}
+	}
+	if (getenv("SMTPDIAG_TEST_PRINT"))
+		printf("digest %016llx\n", (unsigned long long)h);
+	else
+		assert_int_equal(h, B64_DIGEST);
+}
+
 /* ---- RFC 2047 and charsets ---- */
 
 static const struct { const char *raw, *text; } hdr_cases[] = {
@@ -658,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_lines_long),
 		cmocka_unit_test(test_ascii_runs),
 		cmocka_unit_test(test_decoders),
+		cmocka_unit_test(test_b64_pinned),
 		cmocka_unit_test(test_header_text),
 		cmocka_unit_test(test_to_utf8),
 		cmocka_unit_test(test_parse_fields),

@@ -8,7 +8,6 @@
 #include <cmocka.h>
 
 #include "core/util.h"
-#include "core/sha1.h"
 
 typedef struct esc_case {
 	const char *in;
@@ -282,52 +281,6 @@ static void test_memmem_agrees(void **state)
 
 /* FIPS 180 test vectors (the examples of FIPS 180-2 appendix A), fed whole and
  * in pieces that cross the 64-byte blocks unevenly. */
-static void test_sha1(void **state)
-{
-	static const struct {
-		const char *in, *hex;
-	} t[] = {
-		{ "", "da39a3ee5e6b4b0d3255bfef95601890afd80709" },
-		{ "abc", "a9993e364706816aba3e25717850c26c9cd0d89d" },
-		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-		  "84983e441c3bd26ebaae4aa1f95129e5e54670f1" },
-	};
-	char hex[SD_SHA1_HEX];
-	unsigned char d[SD_SHA1_LEN], chunk[1000];
-	sd_sha1 s;
-
-	(void)state;
-	/* lengths at the padding's edges: 55, 56 and 64 bytes of 'a' */
-	static const struct {
-		size_t n;
-		const char *hex;
-	} edge[] = {
-		{ 55, "c1c8bbdc22796e28c0e15163d20899b65621d65a" },
-		{ 56, "c2db330f6083854c99d4b5bfb6e8f29f201be699" },
-		{ 64, "0098ba824b5c16427bd7a1122a5a442a25ec644d" },
-	};
-
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		sd_sha1_hex(t[i].in, strlen(t[i].in), hex);
-		assert_string_equal(hex, t[i].hex);
-	}
-	memset(chunk, 'a', sizeof(chunk));
-	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
-		sd_sha1_hex(chunk, edge[i].n, hex);
-		assert_string_equal(hex, edge[i].hex);
-	}
-	sd_sha1_init(&s);
-	for (size_t done = 0, k = 1; done < 1000000; done += k, k = k % 997 + 1) {
-		if (k > 1000000 - done)
-			k = 1000000 - done;
-		sd_sha1_update(&s, chunk, k);
-	}
-	sd_sha1_final(&s, d);
-	for (size_t i = 0; i < SD_SHA1_LEN; i++)
-		snprintf(hex + 2 * i, 3, "%02x", d[i]);
-	assert_string_equal(hex, "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,7 +293,6 @@ int main(void)
 		cmocka_unit_test(test_memmem_agrees),
 		cmocka_unit_test(test_strndup_lower),
 		cmocka_unit_test(test_fmt_int),
-		cmocka_unit_test(test_sha1),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

@@ -12,9 +12,10 @@
 #include "kb/kb.h"
 #include "smtp/reply.h"
 #include "verdict/engine.h"
-#include "core/sha1.h"
 #include "verdict/userrules.h"
 
+#include <nettle/base16.h>
+#include <nettle/sha1.h>
 #include <stdio.h>
 #include <strings.h>
 
@@ -472,19 +473,19 @@ static void finish(fact_work *w, smtpdiag_fact *f, int reason)
 }
 
 /* Feed s to the hash, ASCII lowercased. */
-static void sha1_lower(sd_sha1 *h, const char *s)
+static void sha1_lower(struct sha1_ctx *h, const char *s)
 {
-	char tmp[64];
+	uint8_t tmp[64];
 	size_t k = 0;
 
 	for (; *s; s++) {
-		tmp[k++] = (char)sd_tolower((unsigned char)*s);
+		tmp[k++] = (uint8_t)sd_tolower((unsigned char)*s);
 		if (k == sizeof(tmp)) {
-			sd_sha1_update(h, tmp, k);
+			sha1_update(h, k, tmp);
 			k = 0;
 		}
 	}
-	sd_sha1_update(h, tmp, k);
+	sha1_update(h, k, tmp);
 }
 
 /* Sisimai's token: the SHA-1 hex of STX addresser RS recipient RS epoch ETX,
@@ -492,21 +493,26 @@ static void sha1_lower(sd_sha1 *h, const char *s)
 static const char *make_token(sd_arena *a, const smtpdiag_fact *f)
 {
 	char epoch[SD_INT_CHARS + 2], *out;
-	sd_sha1 h;
+	uint8_t d[SHA1_DIGEST_SIZE];
+	struct sha1_ctx h;
 	size_t n;
 
-	if (!f->addresser[0] || !f->recipient[0] || !(out = sd_arena_alloc(a, SD_SHA1_HEX)))
+	if (!f->addresser[0] || !f->recipient[0])
+		return "";
+	if (!(out = sd_arena_alloc(a, BASE16_ENCODE_LENGTH(sizeof(d)) + 1)))
 		return "";
 	epoch[0] = '\x1e';
 	n = 1 + sd_fmt_int(epoch + 1, (long long)f->timestamp);
 	epoch[n++] = '\x03';
-	sd_sha1_init(&h);
-	sd_sha1_update(&h, "\x02", 1);
+	sha1_init(&h);
+	sha1_update(&h, 1, (const uint8_t *)"\x02");
 	sha1_lower(&h, f->addresser);
-	sd_sha1_update(&h, "\x1e", 1);
+	sha1_update(&h, 1, (const uint8_t *)"\x1e");
 	sha1_lower(&h, f->recipient);
-	sd_sha1_update(&h, epoch, n);
-	sd_sha1_final_hex(&h, out);
+	sha1_update(&h, n, (const uint8_t *)epoch);
+	sha1_digest(&h, sizeof(d), d);
+	base16_encode_update(out, sizeof(d), d); /* lowercase hex, as Sisimai writes it */
+	out[BASE16_ENCODE_LENGTH(sizeof(d))] = '\0';
 	return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <iconv.h>
+#include <nettle/base64.h>
 #include <pthread.h>
 #include <stdlib.h>
 #if defined(__SSE2__)
@@ -23,66 +24,58 @@ static const char sd_repl[] = "\xef\xbf\xbd"; /* U+FFFD */
 
 /* ---- base64 ---- */
 
-/* 0..63: value; 64: '='; 65: anything else (skipped). */
-static const unsigned char b64val[256] = {
-#define X65 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65
-	X65, X65,
-	65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 62, 65, 65, 65, 63,
-	52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 65, 65, 65, 64, 65, 65,
-	65, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
-	15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 65, 65, 65, 65, 65,
-	65, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
-	41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 65, 65, 65, 65, 65,
-	X65, X65, X65, X65, X65, X65, X65, X65,
-#undef X65
-};
+/* nettle decodes; this keeps the leniency of mail around it. Characters outside
+ * the alphabet are skipped, a '=' ends the quantum (its whole bytes kept, as
+ * nettle gives them as soon as they are complete) and decoding starts afresh
+ * after it, so broken and concatenated bodies decode as far as they go. */
+#define SD_B64_SPAN 1024 /* characters given to nettle at a time */
 
-/* Write the bytes of a partial quantum of q sextets held in acc. */
-static size_t b64_tail(char *out, size_t room, unsigned long acc, int q)
+static int b64_alpha(unsigned char c)
 {
-	unsigned char t[2];
-	size_t k = 0;
+	return (unsigned)((c | 32) - 'a') < 26 || (unsigned)(c - '0') < 10 || c == '+' || c == '/';
+}
 
-	if (q == 2) {
-		t[k++] = (unsigned char)(acc >> 4);
-	} else if (q == 3) {
-		t[k++] = (unsigned char)(acc >> 10);
-		t[k++] = (unsigned char)(acc >> 2);
+/* Decode k alphabet characters at p into out, at most room bytes of it. */
+static size_t b64_span(struct base64_decode_ctx *ctx, char *out, size_t room, const char *p, size_t k)
+{
+	uint8_t tmp[BASE64_DECODE_LENGTH(SD_B64_SPAN)];
+	size_t done = 0;
+
+	while (k && done < room) {
+		size_t m = k < SD_B64_SPAN ? k : SD_B64_SPAN, got = 0;
+		uint8_t *dst = room - done >= BASE64_DECODE_LENGTH(m) ? (uint8_t *)out + done : tmp;
+
+		/* cannot fail: only alphabet characters, never a '=' */
+		(void)base64_decode_update(ctx, &got, dst, m, p);
+		if (dst == tmp) {
+			if (got > room - done)
+				got = room - done;
+			memcpy(out + done, tmp, got);
+		}
+		done += got;
+		p += m;
+		k -= m;
 	}
-	if (k > room)
-		k = room;
-	memcpy(out, t, k);
-	return k;
+	return done;
 }
 
 size_t sd_b64_decode(char *out, size_t outcap, const char *in, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)in;
-	unsigned long acc = 0;
+	struct base64_decode_ctx ctx;
 	size_t o = 0;
-	int q = 0;
 
+	base64_decode_init(&ctx);
 	for (size_t i = 0; i < n && o < outcap; i++) {
-		unsigned v = b64val[s[i]];
-		if (v < 64) {
-			acc = (acc << 6) | v;
-			if (++q < 4)
-				continue;
-			if (outcap - o < 3)
-				return o + b64_tail(out + o, outcap - o, acc >> 6, 3);
-			out[o++] = (char)(acc >> 16);
-			out[o++] = (char)(acc >> 8);
-			out[o++] = (char)acc;
-		} else if (v == 64) {
-			o += b64_tail(out + o, outcap - o, acc, q);
-		} else {
-			continue;
-		}
-		q = 0;
-		acc = 0;
+		size_t j = i;
+
+		while (j < n && b64_alpha(s[j]))
+			j++;
+		o += b64_span(&ctx, out + o, outcap - o, in + i, j - i);
+		if (j < n && s[j] == '=')
+			base64_decode_init(&ctx);
+		i = j;
 	}
-	if (q && o < outcap)
-		o += b64_tail(out + o, outcap - o, acc, q);
 	return o;
 }
 
