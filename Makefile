@@ -101,6 +101,14 @@ $(BUILD)/gen/taxonomy.c: tools/taxgen.sh $(TAX_FILES)
 	@mkdir -p $(@D)
 	sh tools/taxgen.sh $@ rules/taxonomy
 
+# The SONAMEs of the libraries opened at run time, from the libraries the build finds.
+$(BUILD)/gen/sd_sonames.h: tools/sonames.sh
+	@mkdir -p $(@D)
+	CC="$(CC)" sh tools/sonames.sh $@
+
+$(BUILD)/src/lib/store/pq_load.o $(BUILD)/src/lib/store/pg.o $(BUILD)/src/httpd/mhd_load.o \
+  $(BUILD)/src/httpd/crypto.o: $(BUILD)/gen/sd_sonames.h
+
 $(LIB_OBJ): $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c $(BUILD)/gen/taxonomy.c $(BUILD)/gen/vendor_db.c
 
 $(STATIC): $(LIB_OBJ)

@@ -21,7 +21,11 @@
 
 #include "events.h"
 
-#define HOGWEED_SONAME "libhogweed.so.6"
+/* The SONAME, read from the build machine's library by tools/sonames.sh (a
+ * generated header, hence on the include path like a system one). */
+#include <sd_sonames.h>
+
+#define HOGWEED_SONAME SD_HOGWEED_SONAME
 
 #define FN(name) __typeof__(name) *
 static struct {

@@ -12,7 +12,11 @@
 
 #include "httpd_int.h"
 
-#define MHD_SONAME "libmicrohttpd.so.12"
+/* The SONAME, read from the build machine's library by tools/sonames.sh (a
+ * generated header, hence on the include path like a system one). */
+#include <sd_sonames.h>
+
+#define MHD_SONAME SD_MHD_SONAME
 
 static struct {
 	struct MHD_Daemon *(*start_va)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *,

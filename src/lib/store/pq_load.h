@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <libpq-fe.h>
 
-#define SD_PQ_SONAME "libpq.so.5"
+/* The SONAME, read from the build machine's library by tools/sonames.sh (a
+ * generated header, hence on the include path like a system one). */
+#include <sd_sonames.h> /* SD_PQ_SONAME */
 
 /* Every libpq function the store calls. */
 #define SD_PQ_FUNCS(X)                                                                        \
