@@ -77,12 +77,3 @@ dsn_for() {
 	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "Final-Recipient: rfc822; u%d@mail.example.net\nAction: failed\nStatus: 5.1.1\n\n", i }'
 	printf -- '--BB--\n'
 }
-
-# need_tools TOOL...: stop the suite with one failure when a tool it runs is missing
-need_tools() {
-	for tool in "$@"; do
-		command -v "$tool" >/dev/null 2>&1 && continue
-		echo "not ok 1 - $tool is missing (sh tools/install-deps.sh installs it)"
-		exit 1
-	done
-}

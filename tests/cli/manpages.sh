@@ -3,7 +3,7 @@
 # and man-db), and no request sits inside a no-fill block (a stray .TP there breaks it).
 . "$(dirname "$0")/lib.sh"
 
-need_tools man groff
+need man groff
 
 for f in man/*.[0-9]; do
 	n=$((n + 1))

@@ -5,7 +5,7 @@
 # (/code/431 and /code/CODE are /code/{code}; X[/Y] is X and X/Y; a query is left out).
 . "$(dirname "$0")/lib.sh"
 
-need_tools curl jq
+need curl jq
 
 PID=""
 trap '[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$TMP"' EXIT
