@@ -288,34 +288,28 @@ int sd_reason_pick(sd_reasonset s)
 	return best;
 }
 
-int sd_reason_from_status(const char *status, int registry)
+void sd_status_readings(const char *status, int *plain, int *registry)
 {
-	int plain = -1;
-
+	*plain = *registry = -1;
 	sd_classify_init(NULL);
 	for (int i = 0; i < sd_rules_nstatus; i++) {
 		const sd_status_reason *row = &sd_rules_status[i];
 
 		if (row->status[0] != status[0] || strcmp(row->status, status) != 0)
 			continue;
-		if (row->registry && registry)
-			return row->reason; /* the registry's reading outranks the plain row */
-		if (!row->registry && plain < 0)
-			plain = row->reason;
+		if (row->registry && *registry < 0)
+			*registry = row->reason;
+		if (!row->registry && *plain < 0)
+			*plain = row->reason;
 	}
-	return plain;
 }
 
-int sd_reason_registry(const char *status)
+int sd_reason_from_status(const char *status, int registry)
 {
-	sd_classify_init(NULL);
-	for (int i = 0; i < sd_rules_nstatus; i++) {
-		const sd_status_reason *row = &sd_rules_status[i];
+	int plain, reg;
 
-		if (row->registry && row->status[0] == status[0] && !strcmp(row->status, status))
-			return row->reason;
-	}
-	return -1;
+	sd_status_readings(status, &plain, &reg);
+	return registry && reg >= 0 ? reg : plain; /* the registry's reading outranks the plain row */
 }
 
 const char *sd_reason_name(int r)

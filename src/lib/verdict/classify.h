@@ -72,9 +72,10 @@ int sd_reason_pick(sd_reasonset s);
  * the rows marked "registry" in rules/status-reasons.tsv (the default mode's
  * reading of the IANA registry), which outrank the plain row of a status. */
 int sd_reason_from_status(const char *status, int registry);
-/* The registry's own reading of a status (a row marked `registry` in
- * rules/status-reasons.tsv), -1 if none: read only where no phrase speaks. */
-int sd_reason_registry(const char *status);
+/* Both readings of a status in one look: the plain row's reason and the
+ * registry's (a row marked `registry`, read only where no phrase speaks),
+ * each -1 if none. */
+void sd_status_readings(const char *status, int *plain, int *registry);
 
 const char *sd_reason_name(int r);
 int sd_reason_index(const char *name);

@@ -70,6 +70,10 @@ static void read_evidence(const reading *rd, const sd_evidence *in, sd_evidence 
 	if (rd->rcpt_by_default && !ev->command[0] && !strcmp(ev->diagtype, "SMTP") &&
 	    (cls == 4 || cls == 5 || (!cls && ev->textn)))
 		ev->command = "RCPT";
+	/* the text's temporary words, read once, where a verdict may ask them: no
+	 * status, or no reply code beside a status that gives only its class */
+	ev->temporary = ev->textn && (!ev->status[0] || (!ev->replycode && !strcmp(ev->status + 1, ".0.0"))) &&
+			sd_vd_is_temporary(ev->text, ev->textn);
 }
 
 /* ---- the class ---- */
@@ -95,7 +99,7 @@ static int class_of(const sd_evidence *ev)
 	}
 	if (!ev->textn)
 		return 0;
-	return sd_vd_is_temporary(ev->text, ev->textn) ? 4 : 5;
+	return ev->temporary ? 4 : 5;
 }
 
 /* ---- the reason ---- */
@@ -137,7 +141,7 @@ static void cite_other(sd_verdict *v, const sd_evidence *ev, const sd_vd_why *w,
 		/* a failure report of a transient status: the MTA gave up */
 		v->by = SD_BY_ACTION;
 		step(v, "action:failed (%s) -> expired", st);
-	} else if (w->sname == r && st[0] && sd_reason_from_status(st, 0) != r)
+	} else if (w->sname == r && w->sregistry)
 		step(v, "status:%s (registry) -> %s", st, sd_reason_name(r)); /* rules/status-reasons.tsv's registry row */
 	else if (w->sname == r)
 		step(v, "status:%s -> %s", st, sd_reason_name(r));
@@ -733,8 +737,7 @@ static void policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
 		v->retry = 1;
 		v->advice = "retry";
 		step(v, "policy:4xx -> retry");
-	} else if (!ev->replycode && (!ev->status[0] || !strcmp(ev->status + 1, ".0.0")) && ev->textn &&
-		   sd_vd_is_temporary(ev->text, ev->textn)) {
+	} else if (!ev->replycode && ev->temporary) {
 		/* no server reply, and a DSN writer's 5.0.0 says only the class it
 		 * gave up with: the words say the refusal lifts by itself, so
 		 * the same as the bare text, a retry */
@@ -757,7 +760,7 @@ static const char *implied_status(const sd_evidence *ev, const sd_verdict *v)
 		return "";
 	/* transient: the reply code's class, the text's words, or a warning
 	 * without a reply code */
-	if (ev->replycode / 100 == 4 || sd_vd_is_temporary(ev->text, ev->textn) ||
+	if (ev->replycode / 100 == 4 || ev->temporary ||
 	    (ev->warning && !ev->replycode))
 		return "4.0.0";
 	return "5.0.0";

@@ -64,6 +64,8 @@ typedef struct sd_evidence {
 	int warning;            /* a format module read a warning: the MTA still tries */
 	const char *rhost, *lhost, *destination;
 	unsigned mode;          /* SD_MODE_*: how the funnel reads the evidence */
+	int temporary;          /* the engine's own (set when it reads the evidence): the text's
+				 * words say the failure is temporary, where no code says its class */
 	sd_user_rule_fn user;   /* NULL: no user rules */
 	void *user_ctx;
 } sd_evidence;

@@ -77,27 +77,13 @@ static int names_word(const char *lc, size_t n, const char *const *w, size_t k)
 	return 0;
 }
 
-/* Greylisting, a deferral of a client the receiver has not seen before (RFC
- * 6647 2.1), in the spellings MTAs use. Some servers answer it with the
- * mailbox's X.2.2 (Stalwart's "452 4.2.2 Greylisted, please try again ..."):
- * the status then says nothing of a full mailbox. */
-static int greylisting(const char *p, size_t n)
-{
-	static const char *const g[] = { "greylist", "graylist", "grey-list", "gray-list" };
-
-	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
-		if (sd_memmem(p, n, g[i], strlen(g[i])))
-			return 1;
-	return 0;
-}
-
 /* The mailbox is full: its phrase, or its status unless the text is greylisting
  * (where the reading allows it), and not the sender's own quota. */
 static int probe_mailboxfull(const rctx *ctx)
 {
 	const sd_vd_in *in = ctx->in;
 	int by_status = ctx->sname == SD_R_mailboxfull &&
-			!(in->greylist_over_status && greylisting(in->lc, in->diagn));
+			!(in->greylist_over_status && sd_vd_greylisting(in->lc, in->diagn));
 
 	return (IN(SD_R_mailboxfull) || by_status) && !sender_quota(in->lc, in->diagn);
 }
@@ -320,10 +306,7 @@ static int timed_out(const rctx *ctx)
 					 /* Gmail's wording of the same */
 					 "did not accept our requests to connect" };
 
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (sd_memmem(ctx->in->lc, ctx->in->diagn, t[i], strlen(t[i])))
-			return 1;
-	return 0;
+	return any_phrase(ctx->in->lc, ctx->in->diagn, t, sizeof(t) / sizeof(t[0]));
 }
 
 /* The text or the MTA's action says it gave up; a network phrase beside an
@@ -458,6 +441,7 @@ int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in, sd_vd_why *why)
 	if (!why)
 		why = &local;
 	why->sname = -1;
+	why->sregistry = 0;
 	why->m.set = why->m.fam = 0;
 	why->advice = -1;
 	why->src = SD_SRC_HINT;
@@ -481,11 +465,17 @@ int sd_vd_reason(sd_classifier *cls, const sd_vd_in *in, sd_vd_why *why)
 	ctx.set = why->m.set;
 	/* a status the registry reads is read where no phrase speaks: after
 	 * them, in place of the reference decoder's row for it */
-	ctx.sreg = in->status[0] && in->registry_codes ? sd_reason_registry(in->status) : -1;
-	ctx.sname = why->sname = in->status[0] && ctx.sreg < 0 ? sd_reason_from_status(in->status, 0) : -1;
+	if (in->status[0]) {
+		int plain, reg;
+		sd_status_readings(in->status, &plain, &reg);
+		ctx.sreg = in->registry_codes ? reg : -1;
+		ctx.sname = why->sname = ctx.sreg < 0 ? plain : -1;
+	}
 	r = text_reason(&ctx);
-	if (ctx.sreg >= 0 && r == ctx.sreg)
+	if (ctx.sreg >= 0 && r == ctx.sreg) {
 		why->sname = ctx.sreg; /* the trail names the status */
+		why->sregistry = 1;
+	}
 	if (explicit_reason(r))
 		return r;
 	return in->diagn ? SD_R_onhold : SD_R_undefined;

@@ -92,8 +92,7 @@ const char *sd_vd_command_find(const char *p, size_t n)
 
 /* Words that say a refusal lasts a while, in the languages of the rules: a
  * text without a code that holds one is transient (a block "temporarily"
- * lifted, Aruba's "bloccato temporaneamente", WEB.DE's "temporär"), and
- * greylisting, which is a deferral by definition (RFC 6647 2.1), and a
+ * lifted, Aruba's "bloccato temporaneamente", WEB.DE's "temporär"), and a
  * delay notice's "delayed" (the MTA keeps the message and retries). Each
  * follows a blank or starts the text, so "contemporary" is none of them; a
  * capital that ASCII folding misses is listed as well. */
@@ -113,7 +112,6 @@ static const char *const temp_words[] = {
 	" f\xc3\xb6rsenad", " f\xc3\xb6rdr\xc3\xb6jd", " forsinket", " viiv\xc3\xa4sty", /* sv försenad, fördröjd, da nb forsinket, fi viivästynyt */
 	" zpo\xc5\xbe" "d\xc4\x9bn", " k\xc3\xa9sik", " k\xc3\xa9sleltet", " \xc3\xaent\xc3\xa2rziat", " \xce\xba\xce\xb1\xce\xb8\xcf\x85\xcf\x83\xcf\x84\xce\xad\xcf\x81", " \xce\xba\xce\xb1\xce\xb8\xcf\x85\xcf\x83\xcf\x84\xce\xb5\xcf\x81", " gecik", " \xd0\xb7\xd0\xb0\xd1\x82\xd1\x80\xd0\xb8\xd0\xbc", /* cs zpožděno, hu késik, késleltetett, ro întârziat, el καθυστέρηση, tr gecikti, uk затримано */
 	" tr\xc3\xac ho\xc3\xa3n", " tertunda", " \xd7\x96\xd7\x9e\xd7\xa0\xd7\x99", " \xd7\x9e\xd7\xaa\xd7\xa2\xd7\x9b\xd7\x91", " \xd7\x94\xd7\xaa\xd7\xa2\xd7\x9b\xd7\x91", " \xd9\x85\xd8\xa4\xd9\x82\xd8\xaa", " \xd8\xaa\xd8\xa3\xd8\xae\xd8\xb1", " \xd9\x85\xd8\xaa\xd8\xa3\xd8\xae\xd8\xb1", /* vi trì hoãn, id tertunda, he זמני, מתעכב, ar مؤقت, تأخر */
-	" greylist", " graylist", " grey-list", " gray-list", " greylisted", /* greylisting, a deferral by definition (RFC 6647 2.1) */
 };
 /* Scripts written without blanks between words: the word anywhere. */
 static const char *const temp_words_cjk[] = {
@@ -165,13 +163,23 @@ static int temp_word_at(const char *p, size_t n, size_t i)
 	return 0;
 }
 
+int sd_vd_greylisting(const char *p, size_t n)
+{
+	static const char *const g[] = { "greylist", "graylist", "grey-list", "gray-list" };
+
+	for (size_t i = 0; p && i < sizeof(g) / sizeof(g[0]); i++)
+		if (sd_memcasemem(p, n, g[i], strlen(g[i])))
+			return 1;
+	return 0;
+}
+
 int sd_vd_is_temporary(const char *p, size_t n)
 {
 	size_t i = 1;
 
 	if (!p || !n)
 		return 0;
-	if (sd_text_class(p, n) == '4')
+	if (sd_text_class(p, n) == '4' || sd_vd_greylisting(p, n)) /* greylisting defers by definition */
 		return 1;
 	for (size_t k = 0; k < sizeof(temp_words_cjk) / sizeof(temp_words_cjk[0]); k++)
 		if (sd_memmem(p, n, temp_words_cjk[k], strlen(temp_words_cjk[k])))

@@ -12,6 +12,9 @@
 const char *sd_vd_command_find(const char *p, size_t n);
 /* Does the text say the failure is temporary / permanent? */
 int sd_vd_is_temporary(const char *p, size_t n);
+/* The text names greylisting (RFC 6647), in the spellings MTAs use: a
+ * deferral of a client not seen before, temporary by definition. */
+int sd_vd_greylisting(const char *p, size_t n);
 
 /* What decide() looks at. Strings are NUL-terminated; "" when unknown. */
 typedef struct sd_vd_in {
@@ -37,6 +40,7 @@ enum { SD_SRC_HINT = 1, SD_SRC_DELIVERED, SD_SRC_MAILER, SD_SRC_RHOST, SD_SRC_TE
 typedef struct sd_vd_why {
 	int src;          /* SD_SRC_* */
 	int sname;        /* reason the status implies, -1 if none */
+	int sregistry;    /* sname is the registry's reading, not the reference decoder's row */
 	sd_matches m;     /* reason phrases found (SD_SRC_TEXT) */
 	int advice;       /* SD_A_* a remote host's phrase names (SD_SRC_RHOST), -1 if none */
 } sd_vd_why;
