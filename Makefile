@@ -179,7 +179,7 @@ fuzz-run: deps
 
 conformance: deps
 	@$(MAKE) --no-print-directory $(BIN)
-	@sh tests/conformance.sh $(BIN)
+	@SD_LIBS="$(LDLIBS)" sh tests/conformance.sh $(BIN)
 
 verdict-report:
 	@$(MAKE) -s --no-print-directory $(BUILD)/tests/test_verdict_table

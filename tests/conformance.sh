@@ -11,7 +11,10 @@ esac
 CC=${CC:-cc}
 mkdir -p "$BUILD/tests"
 PKG_CFLAGS=$(pkg-config --cflags libhs 2>/dev/null || true)
-PKG_LIBS=$(pkg-config --libs libhs zlib jansson 2>/dev/null || echo -lhs -lz -ljansson)
+# the libraries the static library needs: the Makefile's own list (SD_LIBS, as
+# make conformance passes it), else the installed ones pkg-config names
+LIBS=${SD_LIBS:-$(pkg-config --libs libhs zlib jansson sqlite3 nettle 2>/dev/null ||
+	echo -lhs -lz -ljansson -lsqlite3 -lnettle) -ldl -lpthread -lstdc++ -lm}
 $CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Iinclude -Isrc/lib $PKG_CFLAGS \
-	tests/conformance.c tests/conformance_extra.c "$BUILD/libsmtpdiag.a" $PKG_LIBS -lstdc++ -lm -o "$BUILD/tests/conformance"
+	tests/conformance.c tests/conformance_extra.c "$BUILD/libsmtpdiag.a" $LIBS -o "$BUILD/tests/conformance"
 exec "$BUILD/tests/conformance" "$@"
