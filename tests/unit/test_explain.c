@@ -294,6 +294,33 @@ static void test_file_with_nul(void **state)
 	assert_non_null(strstr(err.message, "binary"));
 }
 
+/* explain --file's decoder takes the rules of each call: a call without rules
+ * after one with them reads with the built-in rules only, and the rules of a
+ * freed set are never asked again. */
+static void test_file_rules_per_call(void **state)
+{
+	static const char text[] = "match \"Recipient address rejected\" reason=filtered label=mine\n";
+	FILE *fp = fopen("tests/fixtures/decode/dsn-single.eml", "rb");
+	static char buf[1 << 16];
+	smtpdiag_rules *r = NULL;
+	smtpdiag_explanation *e = NULL;
+	smtpdiag_error err = { 0, "" };
+	size_t n;
+
+	(void)state;
+	assert_non_null(fp);
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	assert_int_equal(smtpdiag_rules_parse(text, strlen(text), "t.rules", &r, &err), 0);
+	assert_int_equal(smtpdiag_explain_with_rules(buf, n, SMTPDIAG_EXPLAIN_FILE, r, &e, &err), 0);
+	assert_string_equal(e->reason, "filtered");
+	smtpdiag_explanation_free(e);
+	smtpdiag_rules_free(r);
+	assert_int_equal(smtpdiag_explain(buf, n, SMTPDIAG_EXPLAIN_FILE, &e, &err), 0);
+	assert_string_equal(e->reason, "userunknown");
+	smtpdiag_explanation_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_limit),
 		cmocka_unit_test(test_file_with_nul),
+		cmocka_unit_test(test_file_rules_per_call),
 	};
 	return cmocka_run_group_tests_name("explain", tests, NULL, NULL);
 }
