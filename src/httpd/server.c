@@ -519,10 +519,16 @@ static const char *toe_name(enum MHD_RequestTerminationCode toe)
 	}
 }
 
+/* How the request ended, after a blank, "" when well (the common format's tail). */
+static const char *end_suffix(hreq *r, enum MHD_RequestTerminationCode toe)
+{
+	return toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && guard_was_cut(r->hc) ? " deadline" : toe_name(toe);
+}
+
 /* How the request ended, as the JSON log names it ("completed" when well). */
 static const char *end_word(hreq *r, enum MHD_RequestTerminationCode toe)
 {
-	const char *w = toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && guard_was_cut(r->hc) ? " deadline" : toe_name(toe);
+	const char *w = end_suffix(r, toe);
 
 	return *w ? w + 1 : "completed";
 }
@@ -533,9 +539,16 @@ static void log_write(const char *line, int n, size_t cap)
 		return;
 }
 
-static const char *req_header(hreq *r, const char *name)
+/* A request header's first HTTPD_LOG_URI bytes, as the log keeps the request
+ * target, in cut; NULL when it was not sent. */
+static const char *req_header(hreq *r, const char *name, char cut[HTTPD_LOG_URI + 1])
 {
-	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+	const char *v = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+
+	if (!v)
+		return NULL;
+	snprintf(cut, HTTPD_LOG_URI + 1, "%s", v);
+	return cut;
 }
 
 /* A JSON string, or null for a header not sent */
@@ -552,7 +565,7 @@ static void json_or_null(smtpdiag_buf *b, const char *s)
 static void log_json(hreq *r, enum MHD_RequestTerminationCode toe, const char *ip, const struct tm *tm)
 {
 	smtpdiag_buf b = { 0 };
-	char when[32];
+	char when[32], cut[HTTPD_LOG_URI + 1];
 
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", tm);
 	smtpdiag_buf_printf(&b, "{\"time\":\"%s\",\"remote_addr\":", when);
@@ -568,9 +581,9 @@ static void log_json(hreq *r, enum MHD_RequestTerminationCode toe, const char *i
 	else
 		hb_puts(&b, ",\"status\":null");
 	smtpdiag_buf_printf(&b, ",\"bytes\":%llu,\"referer\":", (unsigned long long)r->bytes);
-	json_or_null(&b, req_header(r, MHD_HTTP_HEADER_REFERER));
+	json_or_null(&b, req_header(r, MHD_HTTP_HEADER_REFERER, cut));
 	hb_puts(&b, ",\"user_agent\":");
-	json_or_null(&b, req_header(r, MHD_HTTP_HEADER_USER_AGENT));
+	json_or_null(&b, req_header(r, MHD_HTTP_HEADER_USER_AGENT, cut));
 	hb_puts(&b, ",\"request_id\":");
 	hb_json(&b, r->reqid);
 	smtpdiag_buf_printf(&b, ",\"duration_ms\":%.3f,\"end\":\"%s\"}\n", elapsed(r) * 1e3, end_word(r, toe));
@@ -584,9 +597,11 @@ static void log_json(hreq *r, enum MHD_RequestTerminationCode toe, const char *i
  * (Common, then the Referer and User-Agent), nothing after. json: log_json. */
 static void log_line(hreq *r, enum MHD_RequestTerminationCode toe)
 {
-	char ip[INET6_ADDRSTRLEN], when[40], uri[HTTPD_LOG_URI * 4 + 1], line[HTTPD_LOG_URI * 4 + 2048], st[8];
+	/* the line holds the request target, the Referer and the User-Agent at
+	 * their escaped bounds (HTTPD_LOG_URI bytes, 4 a byte), and the rest */
+	char ip[INET6_ADDRSTRLEN], when[40], uri[HTTPD_LOG_URI * 4 + 1], line[HTTPD_LOG_URI * 13 + 512], st[8];
 	char method[sizeof(r->mname) * 4 + 1], version[sizeof(r->version) * 4 + 1];
-	char ref[HTTPD_LOG_URI * 4 + 1], ua[HTTPD_LOG_URI * 4 + 1];
+	char ref[HTTPD_LOG_URI * 4 + 1], ua[HTTPD_LOG_URI * 4 + 1], cut[HTTPD_LOG_URI + 1];
 	const char *v;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -608,13 +623,12 @@ static void log_line(hreq *r, enum MHD_RequestTerminationCode toe)
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
 	if (r->cfg->access_log_format == HTTPD_LOG_COMBINED) {
-		log_escape(ref, sizeof(ref), (v = req_header(r, MHD_HTTP_HEADER_REFERER)) ? v : "-");
-		log_escape(ua, sizeof(ua), (v = req_header(r, MHD_HTTP_HEADER_USER_AGENT)) ? v : "-");
+		log_escape(ref, sizeof(ref), (v = req_header(r, MHD_HTTP_HEADER_REFERER, cut)) ? v : "-");
+		log_escape(ua, sizeof(ua), (v = req_header(r, MHD_HTTP_HEADER_USER_AGENT, cut)) ? v : "-");
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " \"%s\" \"%s\"\n", ref, ua);
 	} else {
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " id=%s %.3fms%s\n", r->reqid[0] ? r->reqid : "-",
-			      elapsed(r) * 1e3,
-			      toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && guard_was_cut(r->hc) ? " deadline" : toe_name(toe));
+			      elapsed(r) * 1e3, end_suffix(r, toe));
 	}
 	log_write(line, n, sizeof(line));
 }

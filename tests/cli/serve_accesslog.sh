@@ -48,6 +48,27 @@ ok_if "$([ "$(j /code/431 '[.referer, .user_agent, (.bytes > 0), (.duration_ms >
 	"json: headers not sent are null; bytes and time are numbers"
 ok_if "$(j / '.time' | grep -Eqx '"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"' && echo 1)" "json: time in RFC 3339, UTC"
 
+# long Referer and User-Agent: each kept to the log's bound, every line whole
+long=$(head -c 3000 /dev/zero | tr '\0' a)
+runlong() {
+	serve_start "$TMP/log" "$@"
+	U="http://127.0.0.1:$port"
+	curl -s --max-time 10 -o /dev/null -e "http://ref.example/$long" -A "ua-$long" "$U/healthz"
+	curl -s --max-time 10 -o /dev/null "$U/code/431"
+	kill -TERM "$pid"
+	wait "$pid"
+	pid=""
+	grep -v '^smtpdiag: ' "$TMP/log" >"$TMP/lines"
+}
+runlong --access-log-format combined
+ok_if "$([ "$(wc -l <"$TMP/lines")" -eq 2 ] && grep -q '"GET /code/431 HTTP/1.1" 200' "$TMP/lines" &&
+	[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$TMP/lines")" -le 2000 ] && echo 1)" \
+	"combined: long headers are cut to the bound, and each request keeps a whole line"
+runlong --access-log-format json
+ok_if "$([ "$(jq -c . "$TMP/lines" 2>/dev/null | wc -l)" -eq 2 ] &&
+	[ "$(jq -r 'select(.uri == "/healthz") | (.user_agent | length) <= 512 and (.referer | length) <= 512' "$TMP/lines")" = true ] &&
+	echo 1)" "json: long headers are cut to 512 bytes, each line an object"
+
 run --quiet --access-log-format json
 ok_if "$([ ! -s "$TMP/lines" ] && echo 1)" "--quiet: no access log whatever the format"
 expect_exit 2 "a format it does not take" -- "$BIN" serve --access-log-format apache
