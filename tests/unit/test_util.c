@@ -272,6 +272,26 @@ static void test_memcasemem_agrees(void **state)
 /* sd_memmem agrees with the plain search on haystacks of 0 to 299 bytes (the
  * short ones searched sixteen places a step by their first and last bytes,
  * the long ones by a rare byte), few letters so that near misses abound. */
+/* A word of its own, not a piece of another word. */
+static void test_has_word(void **state)
+{
+	static const struct {
+		const char *h, *w;
+		int nocase, want;
+	} t[] = {
+		{ "bad helo name", "helo", 0, 1 }, { "hello there", "helo", 0, 0 }, { "helo", "helo", 0, 1 },
+		{ "x-helo.", "helo", 0, 1 }, { "helo2", "helo", 0, 0 }, { "mail loops back", "loops", 0, 1 },
+		{ "loopback loop", "loop", 0, 1 }, { "loopback", "loop", 0, 0 }, { "Loop detected", "loop", 0, 0 },
+		{ "Loop detected", "loop", 1, 1 }, { "sloop", "loop", 1, 0 }, { "", "loop", 1, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (sd_has_word(t[i].h, strlen(t[i].h), t[i].w, strlen(t[i].w), t[i].nocase) != t[i].want)
+			fail_msg("'%s' in '%s' (nocase %d): want %d", t[i].w, t[i].h, t[i].nocase, t[i].want);
+	assert_int_equal(sd_has_word(NULL, 0, "a", 1, 0), 0);
+}
+
 static void test_memmem_agrees(void **state)
 {
 	(void)state;
@@ -291,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_ascii),
 		cmocka_unit_test(test_memcasemem_agrees),
 		cmocka_unit_test(test_memmem_agrees),
+		cmocka_unit_test(test_has_word),
 		cmocka_unit_test(test_strndup_lower),
 		cmocka_unit_test(test_fmt_int),
 	};

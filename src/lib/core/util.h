@@ -103,6 +103,10 @@ int sd_str_caseeq(sd_str s, const char *lit); /* whole slice equals lit, ignorin
 int sd_str_casestarts(sd_str s, const char *lit);
 const char *sd_memmem(const char *h, size_t hn, const char *n, size_t nn);
 const char *sd_memcasemem(const char *h, size_t hn, const char *n, size_t nn);
+/* Whether the wn bytes of w stand in the hn bytes of h as a word of their own:
+ * no ASCII letter or digit just before or after ("helo", not "hello";
+ * "loop", not "loopback"). nocase: ASCII case is folded. */
+int sd_has_word(const char *h, size_t hn, const char *w, size_t wn, int nocase);
 sd_str sd_trim(sd_str s);
 /* Parse an unsigned decimal of at most maxdigits digits; returns digits consumed or 0. */
 size_t sd_parse_uint(const char *p, size_t n, size_t maxdigits, unsigned long *out);

@@ -662,28 +662,13 @@ static void sender_policy(const sd_evidence *ev, const sd_status *st, sd_verdict
  * loop) that names its status: retrying the same message does not clear it; its admin must act. */
 /* The text names a mail loop ("loops back to myself", "forwarding loop",
  * "Loop detected", "is looping"): the word, not "loopback" or "sloop". */
-static int letter(char c)
-{
-	return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
-}
-
 static int names_loop(const char *t, size_t n)
 {
-	static const char *const tails[] = { "", "s", "ing", "ed" };
-	const char *p = t, *end = t + n;
+	static const char *const w[] = { "loop", "loops", "looping", "looped" };
 
-	while ((p = sd_memcasemem(p, (size_t)(end - p), "loop", 4)) != NULL) {
-		const char *q = p + 4;
-
-		for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
-			size_t k = strlen(tails[i]);
-
-			if ((p == t || !letter(p[-1])) && (size_t)(end - q) >= k && !strncasecmp(q, tails[i], k) &&
-			    (q + k == end || !letter(q[k])))
-				return 1;
-		}
-		p = q;
-	}
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (sd_has_word(t, n, w[i], strlen(w[i]), 1))
+			return 1;
 	return 0;
 }
 

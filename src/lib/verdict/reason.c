@@ -68,12 +68,9 @@ static int dnsbl_query_error(const char *p, size_t n)
  * another word. */
 static int names_word(const char *lc, size_t n, const char *const *w, size_t k)
 {
-	for (size_t i = 0; lc && i < k; i++) {
-		size_t m = strlen(w[i]);
-		for (const char *p = lc, *e = lc + n; (p = sd_memmem(p, (size_t)(e - p), w[i], m)) != NULL; p += m)
-			if ((p == lc || !sd_isalnum((unsigned char)p[-1])) && (p + m == e || !sd_isalnum((unsigned char)p[m])))
-				return 1;
-	}
+	for (size_t i = 0; i < k; i++)
+		if (sd_has_word(lc, n, w[i], strlen(w[i]), 0))
+			return 1;
 	return 0;
 }
 
