@@ -88,6 +88,12 @@ notice() {
 }
 notice "en couldn't be delivered" "Your message couldn't be delivered to the recipient. Contact your email admin." onhold false
 notice "en returned mail" "Returned mail: see transcript for details" onhold false
+notice "en Sendmail's heading" "----- The following addresses had permanent fatal errors -----" onhold false
+notice "en delivery problems" "--- The following addresses had delivery problems ---" onhold false
+notice "en an error occurred" "An error occurred while trying to deliver the mail to the following recipients: ann@example.org" onhold false
+notice "en RFC 3464 delay" "This is only a notification about a delay in the delivery of your message." onhold true
+notice "en feedback report" "This is an email abuse report for an email message received from IP 192.0.2.1 on Thu, 8 Mar 2005 14:00:00 EDT." feedback false
+expect_exit 2 "prose about deliveries is no notice" -- "$BIN" explain --text "We had no delivery problems this month, and the parcel came on time."
 notice "en delayed" "Delivery is delayed to these recipients or groups:" onhold true
 notice "de undeliverable" "Unzustellbar: Angebot für Dezember" onhold false
 notice "de address not found" "Die E-Mail-Adresse des Empfängers wurde im E-Mail-System des Empfängers nicht gefunden." userunknown false

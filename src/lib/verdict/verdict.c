@@ -97,7 +97,7 @@ const char *sd_vd_command_find(const char *p, size_t n)
  * follows a blank or starts the text, so "contemporary" is none of them; a
  * capital that ASCII folding misses is listed as well. */
 static const char *const temp_words[] = {
-	" temporar", " persistent", " delayed", " could not send message for past", /* en temporary, temporarily; a delay notice; Sendmail's delay warning (queue.c) */
+	" temporar", " persistent", " delayed", " delay in the delivery", " delay in delivery", " could not send message for past", /* en temporary, temporarily; a delay notice; Sendmail's delay warning (queue.c) */
 	" tempor\xc3\xa4r", " vor\xc3\xbc" "bergehend", " verz\xc3\xb6gert", /* de temporär, vorübergehend, verzögert */
 	" temporaire", " retard\xc3\xa9", /* fr temporaire, retardé */
 	" temporalmente", " temporal ", " error temporal", " retrasad", /* es temporal, retrasado */
