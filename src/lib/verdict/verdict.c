@@ -125,37 +125,52 @@ static const char *const temp_words_cjk[] = {
  * letter: at a place only the words that start with its byte are compared.
  * Filled once, from the list itself. */
 enum { TEMP_NWORDS = sizeof(temp_words) / sizeof(temp_words[0]) };
-static unsigned char temp_by_first[256][24]; /* word indexes + 1, 0 ends the list */
+/* the words' indexes grouped by first byte (an ASCII letter under both of its
+ * cases): those of byte c are temp_idx[temp_start[c]] up to temp_start[c + 1] */
+static unsigned char temp_idx[2 * TEMP_NWORDS];
+static unsigned short temp_start[257];
 static pthread_once_t temp_first_once = PTHREAD_ONCE_INIT;
 
-static void temp_add(unsigned char c, size_t k)
+/* calls fn(c, k) for each first byte c word k is found by */
+static void temp_firsts(void (*fn)(unsigned char, size_t))
 {
-	for (size_t j = 0; j < sizeof(temp_by_first[c]); j++)
-		if (!temp_by_first[c][j]) {
-			temp_by_first[c][j] = (unsigned char)(k + 1);
-			return;
-		}
-	abort(); /* more words with one first byte than a bucket holds: make the buckets larger */
+	for (size_t k = 0; k < TEMP_NWORDS; k++) {
+		unsigned char c = (unsigned char)temp_words[k][1];
+		fn(c, k);
+		if (c >= 'a' && c <= 'z')
+			fn((unsigned char)(c - 32), k);
+	}
+}
+
+static void temp_count(unsigned char c, size_t k)
+{
+	(void)k;
+	temp_start[c + 1]++;
+}
+
+static void temp_place(unsigned char c, size_t k)
+{
+	static unsigned short fill[256];
+
+	temp_idx[temp_start[c] + fill[c]++] = (unsigned char)k;
 }
 
 static void temp_first_init(void)
 {
-	_Static_assert(TEMP_NWORDS < 255, "word indexes fit a byte");
-	for (size_t k = 0; k < TEMP_NWORDS; k++) {
-		unsigned char c = (unsigned char)temp_words[k][1];
-		temp_add(c, k);
-		if (c >= 'a' && c <= 'z')
-			temp_add((unsigned char)(c - 32), k);
-	}
+	_Static_assert(TEMP_NWORDS <= 255, "word indexes fit a byte");
+	temp_firsts(temp_count);
+	for (int c = 0; c < 256; c++)
+		temp_start[c + 1] += temp_start[c];
+	temp_firsts(temp_place);
 }
 
 /* Does one of the words start at i (at the start of the text or after a blank)? */
 static int temp_word_at(const char *p, size_t n, size_t i)
 {
-	const unsigned char *b = temp_by_first[(unsigned char)p[i]];
+	unsigned char c = (unsigned char)p[i];
 
-	for (size_t j = 0; j < sizeof(temp_by_first[0]) && b[j]; j++) {
-		const char *w = temp_words[b[j] - 1] + 1; /* the word after its blank */
+	for (unsigned j = temp_start[c]; j < temp_start[c + 1]; j++) {
+		const char *w = temp_words[temp_idx[j]] + 1; /* the word after its blank */
 		size_t wl = strlen(w);
 		if (n - i >= wl && sd_memcaseeq(p + i, w, wl))
 			return 1;
