@@ -700,10 +700,12 @@ size_t sd_strlcpy(char *dst, const char *src, size_t n, size_t cap)
 
 int sd_has_word(const char *h, size_t hn, const char *w, size_t wn, int nocase)
 {
-	const char *p = h, *end = h + hn;
+	const char *p, *end;
 
 	if (!h || !wn)
 		return 0;
+	p = h;
+	end = h + hn;
 	while ((p = nocase ? sd_memcasemem(p, (size_t)(end - p), w, wn) : sd_memmem(p, (size_t)(end - p), w, wn)) != NULL) {
 		if ((p == h || !sd_isalnum((unsigned char)p[-1])) && (p + wn == end || !sd_isalnum((unsigned char)p[wn])))
 			return 1;
