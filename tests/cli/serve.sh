@@ -495,9 +495,9 @@ H=${BUILD:-build}/tests/hostile
 # hsend RAW: send the bytes (printf escapes) on one connection; reply and "= closed|open" in $TMP/out
 hsend() { printf "$1" | "$H" send "$PORT" 3000 >"$TMP/out" 2>"$TMP/err"; }
 # wait_ready FILE: until a hostile run in the background says it holds its connections
-wait_ready() {
+wait_ready() { # up to 60 s: opening 2000 connections on a loaded, sanitized build is slow
 	i=0
-	while [ $i -lt 300 ] && ! grep -q '^ready' "$1" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+	while [ $i -lt 600 ] && ! grep -q '^ready' "$1" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
 }
 
 # server C: one connection thread, one handler thread, a 2 s request deadline
@@ -623,7 +623,7 @@ expect_status 200 "bodies are taken again once the budget is free"
 "$H" idle "$PORT" 2000 6 >"$TMP/idle.out" 2>&1 &
 hp=$!
 wait_ready "$TMP/idle.out"
-ok_if "$(grep -q '^ready open=2000 closed=0' "$TMP/idle.out" && echo 1)" "2000 idle connections are held ($(head -1 "$TMP/idle.out"))"
+ok_if "$(grep -q '^ready open=2000 closed=0' "$TMP/idle.out" && echo 1)" "2000 idle connections are held ($(head -2 "$TMP/idle.out" | tr '\n' ' '))"
 req "healthz under idle connections" -- "$U/healthz"
 expect_status 200 "/healthz answers with 2000 idle connections open"
 kill "$hp" 2>/dev/null
