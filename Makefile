@@ -62,8 +62,12 @@ help:
 	@echo "make install    install to DESTDIR/PREFIX (default $(PREFIX))"
 
 # The targets of the README install what is missing first, then build in a new make.
+# deps-build: what building and `make run` need; deps: that and the test tools.
 deps:
-	@sh tools/install-deps.sh
+	@sh tools/install-deps.sh all
+
+deps-build:
+	@sh tools/install-deps.sh build
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -173,7 +177,7 @@ fuzz-replay: deps
 	@sh tests/fuzz.sh replay $(BUILD)-fuzz/fuzz
 
 FUZZ_SECONDS ?= 60
-fuzz-run: deps
+fuzz-run: deps-build
 	@$(MAKE) --no-print-directory fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz.sh run $(BUILD)-fuzz/fuzz
 
@@ -185,7 +189,7 @@ verdict-report:
 	@$(MAKE) -s --no-print-directory $(BUILD)/tests/test_verdict_table
 	@BUILD=$(BUILD) sh tests/verdict-report.sh
 
-run: deps
+run: deps-build
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh tools/run-samples.sh $(BIN)
 
@@ -225,6 +229,6 @@ clean:
 
 FORCE:
 
-.PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay fuzz-run conformance verdict-report run bench fresh-check install uninstall clean
+.PHONY: FORCE all help deps deps-build tests check sanitize fuzz-build fuzz-replay fuzz-run conformance verdict-report run bench fresh-check install uninstall clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

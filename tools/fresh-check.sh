@@ -182,9 +182,21 @@ if [ -n "$SHARED_DIR" ]; then
 else
 	say "no ../shared beside the clone (SHARED_DIR=DIR mounts one)"
 fi
+# installed_count: how many Debian packages the root has installed
+installed_count() {
+	in_root dpkg-query -W -f='${db:Status-Abbrev}\n' | grep -c '^ii'
+}
+
+PKG_REPORT=""
 for t in $TARGETS; do
+	before=$(installed_count)
 	step "make $t" - make_in_root "$t"
+	after=$(installed_count)
+	PKG_REPORT="$PKG_REPORT$(printf '  make %-10s installed %4s packages (%s -> %s), took %5ss' "$t" "$((after - before))" "$before" "$after" "$step_secs")
+"
 done
 
 say "passed in $(($(date +%s) - START))s"
 printf '%s' "$TIMES"
+say "packages each target installed, and its wall time:"
+printf '%s' "$PKG_REPORT"

@@ -1,17 +1,63 @@
 #!/bin/sh
-# Install the Debian packages smtpdiag needs to build and test, if missing.
-# As root it runs apt-get itself; otherwise through sudo.
+# install-deps.sh [--list] [build|test|all]: install the Debian packages smtpdiag needs, if missing.
+# build: what compiling the library and the CLI (gcc) and `make run` need;
+# test: what `make check` needs on top of that; all (the default): both.
+# --list prints the tier's packages, one a line, and installs nothing.
+# BENCH=1 adds what the benchmarks need. As root it runs apt-get itself; otherwise through sudo.
 set -e
-# build-essential: cc, make, binutils (objdump, for tests/cli/install.sh)
-# clang, libclang-rt-dev: make sanitize (ASan+UBSan) and the libFuzzer targets
-# pkg-config and the libraries: Vectorscan, libmicrohttpd (serve), jansson (JSON input),
-# SQLite and libpq (the store), nettle (serve's webhook signatures), cmocka (unit tests), zlib
-# curl, openssl: tests/cli/serve.sh and events.sh; jq: tests/cli/serve_verdict.sh and store_lib.sh;
-# postgresql: tests/cli/store_pg.sh starts a throw-away cluster (tests/browser/run.sh installs
-# Chromium and Node itself); groff-base and man-db: tests/cli/manpages.sh renders the man pages
-PKGS="build-essential clang libclang-rt-dev pkg-config libvectorscan-dev libmicrohttpd-dev libcmocka-dev zlib1g-dev libjansson-dev libsqlite3-dev libpq-dev nettle-dev curl openssl jq postgresql groff-base man-db"
-# benchmarks also need these
-[ -n "${BENCH:-}" ] && PKGS="$PKGS bc time wrk libsisimai-perl"
+# One package a line, each with a comment saying why (what follows # is dropped); a new
+# package goes on its own line in the tier that needs it.
+# The build tier: every library's -dev package is needed at build time, also for the
+# libraries opened at run time (libmicrohttpd, libpq, hogweed): their headers are compiled
+# against, and tools/sonames.sh reads their SONAMEs from the -dev package's lib*.so link.
+PKGS_BUILD=$(sed 's/#.*//' <<'END'
+build-essential     # cc, make, binutils (objdump, also for tests/cli/install.sh)
+pkg-config          # the compiler and linker flags of the libraries
+libvectorscan-dev   # the rule matcher (Vectorscan)
+libmicrohttpd-dev   # serve's HTTP server (opened at run time)
+zlib1g-dev          # decode's compressed input
+libjansson-dev      # JSON input and output
+libsqlite3-dev      # the SQLite store
+libpq-dev           # the PostgreSQL store (opened at run time)
+nettle-dev          # SHA-1 and base64 (linked); hogweed: serve's webhook signatures (opened at run time)
+END
+)
+# The test tier: what `make check` needs on top (tests/browser/run.sh installs Chromium and
+# Node itself).
+PKGS_TEST=$(sed 's/#.*//' <<'END'
+clang               # make sanitize (ASan+UBSan) and the libFuzzer targets
+libclang-rt-dev     # the sanitizer and libFuzzer runtimes of clang
+libcmocka-dev       # the unit tests (tests/unit)
+curl                # tests/cli/serve.sh and events.sh
+openssl             # tests/cli/serve.sh and events.sh
+jq                  # tests/cli/serve_verdict.sh and store_lib.sh
+postgresql          # tests/cli/store_pg.sh starts a throw-away cluster
+groff-base          # tests/cli/manpages.sh renders the man pages
+man-db              # tests/cli/manpages.sh renders the man pages
+END
+)
+# BENCH=1: the benchmarks (make bench)
+PKGS_BENCH=$(sed 's/#.*//' <<'END'
+bc                  # bench scripts' arithmetic
+time                # bench scripts' timings
+wrk                 # the HTTP load of serve
+libsisimai-perl     # bench/sisimai.sh runs Sisimai side by side with decode
+END
+)
+
+LIST=""
+[ "${1:-}" = --list ] && { LIST=1; shift; }
+case ${1:-all} in
+build) PKGS=$PKGS_BUILD ;;
+test) PKGS=$PKGS_TEST ;;
+all) PKGS="$PKGS_BUILD $PKGS_TEST" ;;
+*) echo "usage: install-deps.sh [--list] [build|test|all]" >&2; exit 2 ;;
+esac
+[ -n "${BENCH:-}" ] && PKGS="$PKGS $PKGS_BENCH"
+if [ -n "$LIST" ]; then
+	printf '%s\n' $PKGS
+	exit 0
+fi
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
