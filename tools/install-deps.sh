@@ -7,9 +7,10 @@ set -e
 # pkg-config and the libraries: Vectorscan, libmicrohttpd (serve), jansson (JSON input),
 # SQLite and libpq (the store), nettle (serve's webhook signatures), cmocka (unit tests), zlib
 # curl, openssl: tests/cli/serve.sh and events.sh; jq: tests/cli/serve_verdict.sh and store_lib.sh;
+# golang-go: the Go binding (bindings/go, make go-check) is built and tested with Debian's Go
 # postgresql: tests/cli/store_pg.sh starts a throw-away cluster (tests/browser/run.sh installs
 # Chromium and Node itself); groff-base and man-db: tests/cli/manpages.sh renders the man pages
-PKGS="build-essential clang libclang-rt-dev pkg-config libvectorscan-dev libmicrohttpd-dev libcmocka-dev zlib1g-dev libjansson-dev libsqlite3-dev libpq-dev nettle-dev curl openssl jq postgresql groff-base man-db"
+PKGS="build-essential clang libclang-rt-dev pkg-config libvectorscan-dev libmicrohttpd-dev libcmocka-dev zlib1g-dev libjansson-dev libsqlite3-dev libpq-dev nettle-dev curl openssl jq postgresql groff-base man-db golang-go"
 # benchmarks also need these
 [ -n "${BENCH:-}" ] && PKGS="$PKGS bc time wrk libsisimai-perl"
 missing=""
