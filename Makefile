@@ -59,6 +59,7 @@ help:
 	@echo "make fuzz-run   run every fuzz target FUZZ_SECONDS (default 60) from its seeds"
 	@echo "make bench      build and run the benchmarks"
 	@echo "make fresh-check  make run and make check on a new Debian bookworm root (debootstrap)"
+	@echo "make go-check   go vet and go test of the Go binding (bindings/go)"
 	@echo "make install    install to DESTDIR/PREFIX (default $(PREFIX))"
 
 # The targets of the README install what is missing first, then build in a new make.
@@ -203,6 +204,10 @@ bench:
 fresh-check:
 	@sh tools/fresh-check.sh
 
+# The Go binding (bindings/go) against a staged install of this tree.
+go-check: all
+	@BUILD=$(BUILD) sh tools/go-check.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 \
@@ -229,6 +234,6 @@ clean:
 
 FORCE:
 
-.PHONY: FORCE all help deps deps-build tests check sanitize fuzz-build fuzz-replay fuzz-run conformance verdict-report run bench fresh-check install uninstall clean
+.PHONY: FORCE all help deps deps-build tests check sanitize fuzz-build fuzz-replay fuzz-run conformance verdict-report run bench fresh-check go-check install uninstall clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -330,6 +330,19 @@ const smtpdiag_fact *smtpdiag_decoder_fact(const smtpdiag_decoder *d, size_t i);
 /* Append a fact as one JSON object (no trailing newline). */
 void smtpdiag_fact_json(const smtpdiag_fact *f, smtpdiag_buf *out);
 
+/* What a decode of one input (an email, an mbox, ESP events) found, as the
+ * answer of POST /api/v1/decode and smtpdiag_call() counts it: messages =
+ * bounces + not_bounces + errors (for ESP events: events, those that gave
+ * facts, those with nothing to say, the malformed); results = the facts. */
+typedef struct smtpdiag_decode_counts {
+	size_t messages, bounces, not_bounces, errors, results;
+} smtpdiag_decode_counts;
+/* Append {"results":[R],"counts":{...},"errors":[E]} (no trailing newline):
+ * results and errors are the members already written, comma-separated
+ * (smtpdiag_fact_json objects; {"origin","error"} objects), or empty. */
+void smtpdiag_decode_answer_json(const char *results, size_t rlen, const char *errors, size_t elen,
+				 const smtpdiag_decode_counts *c, smtpdiag_buf *out);
+
 /* ---- ESP events ----
  * Webhook bodies of sending services (SES, SendGrid, Mailgun, Postmark,
  * SparkPost, Mandrill, Brevo, Mailjet, Postal, Resend, MailerSend, Mailtrap,
@@ -720,6 +733,50 @@ int smtpdiag_store_prune(smtpdiag_store *s, int64_t before, uint64_t *events, ui
 /* Append as one JSON object (no trailing newline). */
 void smtpdiag_addr_state_json(const smtpdiag_addr_state *a, smtpdiag_buf *out);
 void smtpdiag_store_event_json(const smtpdiag_store_event *e, smtpdiag_buf *out);
+
+/* ---- one entry point taking and returning JSON (for bindings) ----
+ * int smtpdiag_call(request, len, &answer, &answer_len): request is one JSON
+ * object (UTF-8, len bytes, no NUL needed):
+ *   {"op": "explain" | "decode" | "scan" | "version",
+ *    "input": "<text>"  or  "input_base64": "<bytes in base64>",
+ *    "mode": "default" | "sisimai"}
+ * Exactly one of input and input_base64 is given (neither for "version");
+ * input_base64 carries 8-bit emails and any bytes a JSON string cannot.
+ * "mode" (optional, "default") is decode's reason mode (sisimai:
+ * SMTPDIAG_DECODE_REASONS_SISIMAI); explain and scan have only the default.
+ * Any other member, or a member of the wrong type, is an error naming it.
+ * The answer is always one JSON object (no trailing newline), NUL-terminated,
+ * allocated: the caller frees it with smtpdiag_call_free():
+ *   explain: the object smtpdiag_explanation_json() writes (`smtpdiag explain
+ *            --json`); the input is read as SMTPDIAG_EXPLAIN_AUTO (a code, a
+ *            pair or reply text), and when that finds nothing, as a pasted
+ *            bounce (SMTPDIAG_EXPLAIN_FILE).
+ *   decode:  an email, an mbox or ESP webhook events (as `smtpdiag decode`
+ *            tells them apart), answered as smtpdiag_decode_answer_json():
+ *            {"results":[facts],"counts":{"messages","bounces","not_bounces",
+ *            "errors","results"},"errors":[{"origin","error"}]}; origins are
+ *            "input", or "input:N" for the Nth message of an mbox.
+ *   scan:    the input as MTA log lines: {"results":[smtpdiag_logrec_json],
+ *            "counts":{"lines","records","not_records","errors","results"},
+ *            "errors":[{"origin":"line N","error"}]}; lines = records (lines
+ *            holding delivery attempts) + not_records + errors.
+ *   version: {"version":"0.1.0","license":"BSD-2-Clause"}.
+ * Returns 0, or a negative SMTPDIAG_E* code: SMTPDIAG_EPARSE (not JSON, not
+ * an object, bad base64), SMTPDIAG_EINVAL (unknown op, mode or member, input
+ * missing or given twice; explain's own errors), SMTPDIAG_ELIMIT (request
+ * over SMTPDIAG_CALL_MAX_REQUEST bytes, input over SMTPDIAG_MAX_MESSAGE bytes,
+ * explain over SMTPDIAG_MAX_QUERY), SMTPDIAG_ENOTFOUND (explain found
+ * nothing), SMTPDIAG_ENOMEM. On failure *answer is still set, when memory
+ * allows, to {"error":{"code":"<short code>","message":"..."}}, the short
+ * code one of "invalid", "nomem", "limit", "parse", "notfound", "io",
+ * "store"; *answer is NULL only when even that could not be allocated (or an
+ * argument is NULL: SMTPDIAG_EINVAL). A decode or scan whose input has
+ * unreadable parts still returns 0 and lists them in "errors". Thread-safe:
+ * each call has its own decoder or scanner. */
+#define SMTPDIAG_CALL_MAX_REQUEST ((SMTPDIAG_MAX_MESSAGE / 3 + 1) * 4 + 4096u)
+int smtpdiag_call(const char *request, size_t len, char **answer, size_t *answer_len);
+/* Free an answer of smtpdiag_call() (NULL: nothing). */
+void smtpdiag_call_free(char *answer);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -34,6 +34,7 @@ jq                  # tests/cli/serve_verdict.sh and store_lib.sh
 postgresql          # tests/cli/store_pg.sh starts a throw-away cluster
 groff-base          # tests/cli/manpages.sh renders the man pages
 man-db              # tests/cli/manpages.sh renders the man pages
+golang-go           # tests/cli/go_binding.sh builds and tests the Go binding (bindings/go)
 END
 )
 # BENCH=1: the benchmarks (make bench)

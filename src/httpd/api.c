@@ -260,13 +260,10 @@ static unsigned decode_flags(hreq *r)
  * not_bounces + errors; results = the facts. */
 static void decode_answer(smtpdiag_buf *b, dstate *st)
 {
-	hb_puts(b, "{\"results\":[");
-	hb_put(b, st->out.data, st->out.len);
-	smtpdiag_buf_printf(b, "%s],\n\"counts\":{\"messages\":%zu,\"bounces\":%zu,\"not_bounces\":%zu,"
-		     "\"errors\":%zu,\"results\":%zu},\n\"errors\":[", st->results ? "\n" : "", st->messages,
-		     st->bounces, st->not_bounces, st->errors, st->results);
-	hb_put(b, st->errs.data, st->errs.len);
-	hb_puts(b, st->errors ? "\n]}\n" : "]}\n");
+	smtpdiag_decode_counts c = { st->messages, st->bounces, st->not_bounces, st->errors, st->results };
+
+	smtpdiag_decode_answer_json(st->out.data, st->out.len, st->errs.data, st->errs.len, &c, b);
+	hb_puts(b, "\n");
 	b->oom |= st->out.oom | st->errs.oom;
 }
 

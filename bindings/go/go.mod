@@ -1,0 +1,3 @@
+module smtpdiag.org/smtpdiag
+
+go 1.19
