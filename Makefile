@@ -52,6 +52,7 @@ help:
 	@echo "make            build $(BIN), the static and shared library"
 	@echo "make run        install missing packages, build, explain and decode bundled samples"
 	@echo "make check      install missing packages, build, run every test"
+	@echo "make python-check  the Python binding's tests (bindings/python), against the library as built"
 	@echo "make conformance  score decode against the shared corpus gold file"
 	@echo "make verdict-report  the verdict on the labelled reply tables, per path and provider"
 	@echo "make sanitize   the whole test suite under ASan+UBSan (in $(BUILD)-san)"
@@ -146,12 +147,16 @@ $(BUILD)/tests/hostile: tests/hostile.c
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) $< -o $@ -lpthread
 
-tests: $(TEST_BIN) $(BIN) $(BUILD)/tests/hostile
+tests: $(TEST_BIN) $(BIN) $(SHARED) $(BUILD)/tests/hostile
 
 # The test command of the README.
 check: deps
 	@$(MAKE) --no-print-directory tests
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run.sh
+
+# The Python binding alone (make check runs it too: tests/cli/python.sh).
+python-check: $(SHARED)
+	@BUILD=$(BUILD) sh tests/cli/python.sh
 
 sanitize:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)-san SAN=1 CC=clang CFLAGS="-O1 -g" check
@@ -234,6 +239,6 @@ clean:
 
 FORCE:
 
-.PHONY: FORCE all help deps deps-build tests check sanitize fuzz-build fuzz-replay fuzz-run conformance verdict-report run bench fresh-check go-check install uninstall clean
+.PHONY: FORCE all help deps deps-build tests check python-check sanitize fuzz-build fuzz-replay fuzz-run conformance verdict-report run bench fresh-check go-check install uninstall clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
