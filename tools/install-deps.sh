@@ -8,8 +8,10 @@ set -e
 # SQLite and libpq (the store), nettle (serve's webhook signatures), cmocka (unit tests), zlib
 # curl, openssl: tests/cli/serve.sh and events.sh; jq: tests/cli/serve_verdict.sh and store_lib.sh;
 # postgresql: tests/cli/store_pg.sh starts a throw-away cluster (tests/browser/run.sh installs
-# Chromium and Node itself); groff-base and man-db: tests/cli/manpages.sh renders the man pages
-PKGS="build-essential clang libclang-rt-dev pkg-config libvectorscan-dev libmicrohttpd-dev libcmocka-dev zlib1g-dev libjansson-dev libsqlite3-dev libpq-dev nettle-dev curl openssl jq postgresql groff-base man-db"
+# Chromium and Node itself); groff-base and man-db: tests/cli/manpages.sh renders the man pages;
+# systemd (systemd-analyze, systemd-socket-activate) and python3 (a NOTIFY_SOCKET listener, passing
+# bad file descriptors): tests/cli/systemd.sh checks the units and serve's socket activation
+PKGS="build-essential clang libclang-rt-dev pkg-config libvectorscan-dev libmicrohttpd-dev libcmocka-dev zlib1g-dev libjansson-dev libsqlite3-dev libpq-dev nettle-dev curl openssl jq postgresql groff-base man-db systemd python3"
 # benchmarks also need these
 [ -n "${BENCH:-}" ] && PKGS="$PKGS bc time wrk libsisimai-perl"
 missing=""
