@@ -4,6 +4,7 @@
 VERSION   = 0.1.0
 SOVERSION = 0
 PREFIX   ?= /usr/local
+UNITDIR  ?= $(PREFIX)/lib/systemd/system
 DESTDIR  ?=
 BUILD    ?= build
 
@@ -61,7 +62,7 @@ help:
 	@echo "make bench      build and run the benchmarks"
 	@echo "make fresh-check  make run and make check on a new Debian bookworm root (debootstrap)"
 	@echo "make go-check   go vet and go test of the Go binding (bindings/go)"
-	@echo "make install    install to DESTDIR/PREFIX (default $(PREFIX))"
+	@echo "make install    install to DESTDIR/PREFIX (default $(PREFIX)), the systemd units to UNITDIR"
 
 # The targets of the README install what is missing first, then build in a new make.
 # deps-build: what building and `make run` need; deps: that and the test tools.
@@ -227,12 +228,18 @@ install: all
 	install -m 644 man/smtpdiag.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/smtpdiag.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 LICENSE $(DESTDIR)$(PREFIX)/share/doc/smtpdiag/
+	install -d $(DESTDIR)$(UNITDIR)
+	for u in systemd/*.service systemd/*.socket; do \
+	  sed -e 's|/usr/bin/smtpdiag |$(PREFIX)/bin/smtpdiag |g' $$u > $(DESTDIR)$(UNITDIR)/$${u#systemd/} || exit 1; \
+	  chmod 644 $(DESTDIR)$(UNITDIR)/$${u#systemd/}; done
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/smtpdiag $(DESTDIR)$(PREFIX)/lib/libsmtpdiag.* \
 	  $(DESTDIR)$(PREFIX)/include/smtpdiag.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/smtpdiag.pc \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/smtpdiag.1 $(DESTDIR)$(PREFIX)/share/man/man3/smtpdiag.3 \
-	  $(DESTDIR)$(PREFIX)/share/doc/smtpdiag/LICENSE
+	  $(DESTDIR)$(PREFIX)/share/doc/smtpdiag/LICENSE \
+	  $(DESTDIR)$(UNITDIR)/smtpdiag-serve.service $(DESTDIR)$(UNITDIR)/smtpdiag-serve.socket \
+	  $(DESTDIR)$(UNITDIR)/smtpdiag-scan@.service
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-san $(BUILD)-fuzz

@@ -106,6 +106,8 @@ static const cli_cmd serve_cmd = {
 	"loopback neither. A cross-site request to the store (an Origin not the\n"
 	"server's own nor of --cors-origin) without a token is 403. Threat model and\n"
 	"setup: docs/security.md. $SMTPDIAG_POLICY sets the suppression policy.\n"
+	"Under systemd a passed listening socket (LISTEN_FDS) wins over --listen, and\n"
+	"READY=1 and STOPPING=1 go to $NOTIFY_SOCKET; units and setup: docs/systemd.md.\n"
 	"Exit status: 0 stopped by a signal, 2 bad usage or cannot listen, 3 internal failure.\n",
 	opts, 0
 };

@@ -347,6 +347,11 @@ enum MHD_Result job_handover(hreq *r, int status, struct MHD_Response *resp);
 int listen_open(const char *spec, char *err, size_t errlen, char *where, size_t wcap);
 /* Raise the soft limit of open files to the hard one; returns the soft limit. */
 unsigned long listen_fd_limit(void);
+/* A socket passed by systemd (LISTEN_PID, LISTEN_FDS): the socket, -2 when none
+ * was passed, -1 (err says why) when it is not one listening stream socket. */
+int listen_passed(char *err, size_t errlen, char *where, size_t wcap);
+/* Tell systemd (NOTIFY_SOCKET) a state such as "READY=1"; nothing without it. */
+void listen_notify(const char *msg);
 /* Is the socket bound to a loopback address (127.0.0.0/8, ::1, ::ffff:127.x)? */
 int listen_is_loopback(int fd);
 /* Warn on stderr about what an operator should know: beyond loopback, root. */

@@ -750,7 +750,8 @@ static struct MHD_Daemon *start_all(httpd_config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot start: out of memory");
 		return NULL;
 	}
-	if ((fd = listen_open(c->listen, err, errlen, where, sizeof(where))) < 0)
+	fd = listen_passed(err, errlen, where, sizeof(where)); /* a passed socket wins over --listen */
+	if (fd == -1 || (fd == -2 && (fd = listen_open(c->listen, err, errlen, where, sizeof(where))) < 0))
 		return NULL;
 	listen_warn(fd, where, c->user);
 	if (origin_start(c, fd, err, errlen) < 0) {
@@ -773,6 +774,11 @@ static struct MHD_Daemon *start_all(httpd_config *c, char *err, size_t errlen)
 	}
 	fprintf(stderr, "smtpdiag: serve: listening on http://%s/ (%u threads, pid %ld%s%s)\n", where,
 		c->threads, (long)getpid(), c->user ? ", user " : "", c->user ? c->user : "");
+	{
+		char st[sizeof(where) + 32];
+		snprintf(st, sizeof(st), "READY=1\nSTATUS=listening on %s", where);
+		listen_notify(st);
+	}
 	return d;
 }
 
@@ -801,6 +807,7 @@ int httpd_run(const httpd_config *conf, char *err, size_t errlen)
 	while (sigwait(&sigs, &sig) != 0)
 		;
 	fprintf(stderr, "smtpdiag: serve: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	listen_notify("STOPPING=1\nSTATUS=stopping");
 	stop_daemon(d, &sigs);
 	guard_stop();
 	fprintf(stderr, "smtpdiag: serve: stopped\n");
