@@ -10,6 +10,10 @@ set -e
 # postgresql: tests/cli/store_pg.sh starts a throw-away cluster (tests/browser/run.sh installs
 # Chromium and Node itself); groff-base and man-db: tests/cli/manpages.sh renders the man pages
 PKGS="build-essential clang libclang-rt-dev pkg-config libvectorscan-dev libmicrohttpd-dev libcmocka-dev zlib1g-dev libjansson-dev libsqlite3-dev libpq-dev nettle-dev curl openssl jq postgresql groff-base man-db"
+# Test tier, make deb-check: dpkg-dev, debhelper and fakeroot build the Debian packages
+# (dpkg-buildpackage; dpkg-shlibdeps for tests/cli/debian.sh too), lintian checks them,
+# debootstrap makes the new root they are installed on, buildah builds the container image
+PKGS="$PKGS dpkg-dev debhelper fakeroot lintian debootstrap buildah"
 # benchmarks also need these
 [ -n "${BENCH:-}" ] && PKGS="$PKGS bc time wrk libsisimai-perl"
 missing=""
