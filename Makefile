@@ -240,4 +240,5 @@ FORCE:
 
 .PHONY: FORCE all help deps tests check sanitize fuzz-build fuzz-replay fuzz-run conformance verdict-report run bench fresh-check deb deb-check install uninstall clean
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (not build/deb: the package build's own tree and the Debian root of make deb-check)
+-include $(shell find $(BUILD) -path $(BUILD)/deb -prune -o -type f -name '*.d' -print 2>/dev/null)

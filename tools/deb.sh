@@ -33,7 +33,7 @@ build() {
 check() {
 	command -v lintian >/dev/null 2>&1 || die "lintian missing (tools/install-deps.sh)"
 	say "lintian"
-	lintian --fail-on error --no-tag-display-limit "$out"/*.changes || die "lintian reports errors"
+	lintian --fail-on error --tag-display-limit 0 "$out"/*.changes || die "lintian reports errors"
 	# one minbase root, made once, for the install test and the container's base
 	if [ -z "${BASE_ROOT:-}" ] && [ "$(id -u)" -eq 0 ]; then
 		say "debootstrap --variant=minbase ${SUITE:-bookworm} (log: $out/debootstrap.log)"

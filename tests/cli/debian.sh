@@ -45,3 +45,8 @@ sed 's/^USER .*/USER root/' Containerfile >"$TMP/cf-root"
 expect_exit 1 "a root USER fails the check" -- sh tools/containerfile-lint.sh "$TMP/cf-root"
 grep -v '^HEALTHCHECK' Containerfile >"$TMP/cf-nohc"
 expect_exit 1 "no HEALTHCHECK fails the check" -- sh tools/containerfile-lint.sh "$TMP/cf-nohc"
+
+# the Debian root make deb-check leaves in build/deb (folders named *.d) does not break make
+mkdir -p "$B/deb/minbase-test/etc/rc2.d"
+expect_exit 0 "make reads no *.d folder of build/deb" -- make -n --no-print-directory BUILD="$B" tests
+rm -rf "$B/deb/minbase-test"
