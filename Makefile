@@ -5,6 +5,8 @@ VERSION   = 0.1.0
 SOVERSION = 0
 PREFIX   ?= /usr/local
 UNITDIR  ?= $(PREFIX)/lib/systemd/system
+# where the libraries and smtpdiag.pc go (a Debian package: $(PREFIX)/lib/$(DEB_HOST_MULTIARCH))
+LIBDIR   ?= $(PREFIX)/lib
 DESTDIR  ?=
 BUILD    ?= build
 
@@ -62,7 +64,9 @@ help:
 	@echo "make bench      build and run the benchmarks"
 	@echo "make fresh-check  make run and make check on a new Debian bookworm root (debootstrap)"
 	@echo "make go-check   go vet and go test of the Go binding (bindings/go)"
-	@echo "make install    install to DESTDIR/PREFIX (default $(PREFIX)), the systemd units to UNITDIR"
+	@echo "make install    install to DESTDIR/PREFIX (default $(PREFIX)), libraries to LIBDIR, the systemd units to UNITDIR"
+	@echo "make deb        the Debian packages (dpkg-buildpackage), copied to $(BUILD)/deb"
+	@echo "make deb-check  make deb, lintian, install them on a new Debian root, run them; a container"
 
 # The targets of the README install what is missing first, then build in a new make.
 # deps-build: what building and `make run` need; deps: that and the test tools.
@@ -123,17 +127,18 @@ $(STATIC): $(LIB_OBJ)
 	ar rcs $@ $(LIB_OBJ)
 
 $(SHARED): $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libsmtpdiag.so.$(SOVERSION) $(SANFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
+	$(CC) -shared -Wl,-soname,libsmtpdiag.so.$(SOVERSION) $(SANFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
 	ln -sf libsmtpdiag.so.$(VERSION) $(BUILD)/libsmtpdiag.so.$(SOVERSION)
 	ln -sf libsmtpdiag.so.$(VERSION) $(BUILD)/libsmtpdiag.so
 
 # The binary exports its recv(), which libmicrohttpd binds to (src/httpd/wire.c).
 $(BIN): $(CLI_OBJ) $(STATIC)
-	$(CC) $(SANFLAGS) -Wl,--export-dynamic-symbol=recv -o $@ $(CLI_OBJ) $(STATIC) $(LDLIBS)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -Wl,--export-dynamic-symbol=recv -o $@ $(CLI_OBJ) $(STATIC) $(LDLIBS)
 
-$(BUILD)/smtpdiag.pc: smtpdiag.pc.in
+# remade each time: PREFIX and LIBDIR come from the command line
+$(BUILD)/smtpdiag.pc: smtpdiag.pc.in FORCE
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' smtpdiag.pc.in > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(VERSION)|g' smtpdiag.pc.in > $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(STATIC)
 	@mkdir -p $(@D)
@@ -206,6 +211,14 @@ bench:
 	@$(MAKE) --no-print-directory $(BIN) $(BUILD)/tests/hostile
 	@for b in bench/*.sh; do [ -f "$$b" ] && BUILD=$(BUILD) sh $$b; done; true
 
+# The Debian packages (debian/), built by dpkg-buildpackage into ..; copied to $(BUILD)/deb.
+deb:
+	@sh tools/deb.sh build $(BUILD)/deb
+
+# lintian, then the packages installed on a new Debian root, then the container (needs root).
+deb-check: deb
+	@sh tools/deb.sh check $(BUILD)/deb
+
 # A new minimal Debian root with git and make only, a clone of HEAD: make run, make check.
 fresh-check:
 	@sh tools/fresh-check.sh
@@ -215,16 +228,16 @@ go-check: all
 	@BUILD=$(BUILD) sh tools/go-check.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 \
 	  $(DESTDIR)$(PREFIX)/share/doc/smtpdiag
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/smtpdiag
-	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libsmtpdiag.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libsmtpdiag.so.$(SOVERSION)
-	ln -sf libsmtpdiag.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libsmtpdiag.so
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf libsmtpdiag.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libsmtpdiag.so.$(SOVERSION)
+	ln -sf libsmtpdiag.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libsmtpdiag.so
 	install -m 644 include/smtpdiag.h $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' smtpdiag.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/smtpdiag.pc
+	install -m 644 $(BUILD)/smtpdiag.pc $(DESTDIR)$(LIBDIR)/pkgconfig/smtpdiag.pc
 	install -m 644 man/smtpdiag.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/smtpdiag.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 LICENSE $(DESTDIR)$(PREFIX)/share/doc/smtpdiag/
@@ -234,8 +247,8 @@ install: all
 	  chmod 644 $(DESTDIR)$(UNITDIR)/$${u#systemd/}; done
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/smtpdiag $(DESTDIR)$(PREFIX)/lib/libsmtpdiag.* \
-	  $(DESTDIR)$(PREFIX)/include/smtpdiag.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/smtpdiag.pc \
+	rm -f $(DESTDIR)$(PREFIX)/bin/smtpdiag $(DESTDIR)$(LIBDIR)/libsmtpdiag.* \
+	  $(DESTDIR)$(PREFIX)/include/smtpdiag.h $(DESTDIR)$(LIBDIR)/pkgconfig/smtpdiag.pc \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/smtpdiag.1 $(DESTDIR)$(PREFIX)/share/man/man3/smtpdiag.3 \
 	  $(DESTDIR)$(PREFIX)/share/doc/smtpdiag/LICENSE \
 	  $(DESTDIR)$(UNITDIR)/smtpdiag-serve.service $(DESTDIR)$(UNITDIR)/smtpdiag-serve.socket \
@@ -246,6 +259,7 @@ clean:
 
 FORCE:
 
-.PHONY: FORCE all help deps deps-build tests check python-check sanitize fuzz-build fuzz-replay fuzz-run conformance verdict-report run bench fresh-check go-check install uninstall clean
+.PHONY: FORCE all help deps deps-build tests check python-check sanitize fuzz-build fuzz-replay fuzz-run conformance verdict-report run bench fresh-check go-check deb deb-check install uninstall clean
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (not build/deb: the package build's own tree and the Debian root of make deb-check)
+-include $(shell find $(BUILD) -path $(BUILD)/deb -prune -o -type f -name '*.d' -print 2>/dev/null)

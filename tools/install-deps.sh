@@ -41,6 +41,12 @@ python3-setuptools  # tests/cli/python.sh: pip installs the binding offline with
 python3-venv        # tests/cli/python.sh installs the binding into a throw-away venv
 python3-pip         # tests/cli/python.sh: pip install --no-index ./bindings/python
 systemd             # tests/cli/systemd.sh: systemd-analyze verify and systemd-socket-activate
+dpkg-dev            # make deb-check: dpkg-buildpackage; dpkg-shlibdeps (also tests/cli/debian.sh)
+debhelper           # make deb-check: the packages' build (debhelper 13)
+fakeroot            # make deb-check: dpkg-buildpackage as a plain user
+lintian             # make deb-check: lints the packages
+debootstrap         # make deb-check and fresh-check: the new Debian root
+buildah             # make deb-check: builds the container of Containerfile
 END
 )
 # BENCH=1: the benchmarks (make bench)

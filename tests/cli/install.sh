@@ -13,6 +13,13 @@ n=$((n + 1))
 if grep -q '^Description: .*(BSD-2-Clause)$' "$TMP/stage/opt/sd/lib/pkgconfig/smtpdiag.pc"; then echo "ok $n - pkg-config names the licence"; else echo "not ok $n - pkg-config lacks the licence"; fi
 n=$((n + 1))
 if grep -q '^prefix=/opt/sd$' "$TMP/stage/opt/sd/lib/pkgconfig/smtpdiag.pc"; then echo "ok $n - pkg-config prefix"; else echo "not ok $n - pkg-config prefix"; fi
+expect_exit 0 "make install with a LIBDIR" -- make --no-print-directory BUILD="$B" install DESTDIR="$TMP/multi" PREFIX=/usr LIBDIR=/usr/lib/x-linux-gnu
+for f in usr/lib/x-linux-gnu/libsmtpdiag.so.0 usr/lib/x-linux-gnu/libsmtpdiag.a usr/lib/x-linux-gnu/pkgconfig/smtpdiag.pc usr/bin/smtpdiag; do
+	n=$((n + 1))
+	if [ -e "$TMP/multi/$f" ]; then echo "ok $n - LIBDIR: installed $f"; else echo "not ok $n - LIBDIR: $f not installed"; fi
+done
+n=$((n + 1))
+if grep -q '^libdir=/usr/lib/x-linux-gnu$' "$TMP/multi/usr/lib/x-linux-gnu/pkgconfig/smtpdiag.pc"; then echo "ok $n - pkg-config libdir is LIBDIR"; else echo "not ok $n - pkg-config libdir is not LIBDIR"; fi
 n=$((n + 1))
 if objdump -p "$TMP/stage/opt/sd/lib/libsmtpdiag.so.0" 2>/dev/null | grep -q 'SONAME *libsmtpdiag.so.0'; then echo "ok $n - SONAME"; else echo "not ok $n - SONAME"; fi
 
