@@ -369,6 +369,21 @@ typedef struct smtpdiag_event_counts {
  * call says how many there were: e->code SMTPDIAG_ELIMIT, "and N more errors ...". */
 typedef void (*smtpdiag_event_fn)(void *arg, const smtpdiag_fact *f, const smtpdiag_error *e);
 
+/* The whole answer to "decode this", as POST /api/v1/decode and smtpdiag_call()
+ * give it: p is one email, or an mbox (as smtpdiag_mbox_detect() tells); every
+ * message is decoded with d, its facts written by smtpdiag_fact_json() and, when
+ * it cannot be read (or is over SMTPDIAG_MAX_RECIPIENTS: its first facts and an
+ * error), an {"origin","error"} record, then smtpdiag_decode_answer_json() is
+ * appended to out. origin names the input: "ORIGIN" for an email, "ORIGIN:N"
+ * for the Nth message of an mbox. fn (may be NULL) is called with each fact as
+ * it is written (e NULL); c (may be NULL) receives the counts. Returns 0;
+ * SMTPDIAG_ENOMEM (out is then unusable); or, when no message could be read and
+ * none gave a fact, the last message's negative code (SMTPDIAG_ELIMIT for the
+ * recipient limit) with err set, the answer appended all the same. */
+int smtpdiag_decode_answer(smtpdiag_decoder *d, const char *p, size_t len, const char *origin,
+			   smtpdiag_event_fn fn, void *arg, smtpdiag_decode_counts *c, smtpdiag_buf *out,
+			   smtpdiag_error *err);
+
 /* 1 when p starts like ESP event input (JSON, or a form-encoded post). */
 int smtpdiag_events_detect(const char *p, size_t len);
 /* Decode the events in p. esp names the service (NULL: each event's service
@@ -752,7 +767,7 @@ void smtpdiag_store_event_json(const smtpdiag_store_event *e, smtpdiag_buf *out)
  *            pair or reply text), and when that finds nothing, as a pasted
  *            bounce (SMTPDIAG_EXPLAIN_FILE).
  *   decode:  an email, an mbox or ESP webhook events (as `smtpdiag decode`
- *            tells them apart), answered as smtpdiag_decode_answer_json():
+ *            tells them apart), answered as smtpdiag_decode_answer() writes it:
  *            {"results":[facts],"counts":{"messages","bounces","not_bounces",
  *            "errors","results"},"errors":[{"origin","error"}]}; origins are
  *            "input", or "input:N" for the Nth message of an mbox.

@@ -205,40 +205,15 @@ enum MHD_Result api_explain(hreq *r)
 	return explain_reply(r, q, strlen(q), mode, key);
 }
 
-/* What a decode request found: counts that add up, and the messages that could
- * not be read. */
-typedef struct dstate {
-	smtpdiag_buf out, errs;
-	size_t messages, bounces, not_bounces, errors, results;
-} dstate;
-
-/* Decode one message: its facts into out, or its error into errs. */
-static int decode_one(smtpdiag_decoder *d, const char *msg, size_t len, const char *origin, dstate *st,
-		      smtpdiag_error *err)
+/* Each fact of a decode answer, counted by reason and advice. */
+static void decode_metric(void *arg, const smtpdiag_fact *f, const smtpdiag_error *e)
 {
-	int n = smtpdiag_decode(d, msg, len, origin, err);
-
-	st->messages++;
-	if (n < 0 || err->code == SMTPDIAG_ELIMIT) { /* over the recipient limit: an error, and its first facts */
-		hb_puts(&st->errs, st->errors++ ? ",\n{\"origin\":" : "\n{\"origin\":");
-		hb_json(&st->errs, origin);
-		hb_puts(&st->errs, ",\"error\":");
-		hb_json(&st->errs, err->message[0] ? err->message : smtpdiag_strerror(n));
-		hb_puts(&st->errs, "}");
-		if (n < 0)
-			return n;
-	} else if (n)
-		st->bounces++;
-	else
-		st->not_bounces++;
-	for (int i = 0; i < n; i++) {
-		const smtpdiag_fact *f = smtpdiag_decoder_fact(d, (size_t)i);
-		hb_puts(&st->out, st->results++ ? ",\n" : "\n");
-		smtpdiag_fact_json(f, &st->out);
+	(void)arg;
+	(void)e;
+	if (f)
 		metrics_verdict(f->reason, f->advice);
-	}
-	return n;
 }
+
 static unsigned decode_flags(hreq *r)
 {
 	const char *dv = req_arg(r, "delivered"), *va = req_arg(r, "vacation");
@@ -256,27 +231,16 @@ static unsigned decode_flags(hreq *r)
 	return f;
 }
 
-/* {"results": [...], "counts": {...}, "errors": [...]}: messages = bounces +
- * not_bounces + errors; results = the facts. */
-static void decode_answer(smtpdiag_buf *b, dstate *st)
-{
-	smtpdiag_decode_counts c = { st->messages, st->bounces, st->not_bounces, st->errors, st->results };
-
-	smtpdiag_decode_answer_json(st->out.data, st->out.len, st->errs.data, st->errs.len, &c, b);
-	hb_puts(b, "\n");
-	b->oom |= st->out.oom | st->errs.oom;
-}
-
+/* {"results": [...], "counts": {...}, "errors": [...]} (smtpdiag_decode_answer):
+ * messages = bounces + not_bounces + errors; results = the facts. A body of
+ * which no message could be read is an error reply. */
 enum MHD_Result api_decode(hreq *r)
 {
 	smtpdiag_decoder *d;
 	smtpdiag_error err = { 0, "" };
+	smtpdiag_decode_counts c = { 0, 0, 0, 0, 0 };
 	smtpdiag_buf b = { 0 };
-	dstate st;
-	size_t pos = 0, mlen;
-	const char *m;
-	int rc = 0;
-	char origin[32];
+	int rc;
 
 	OFFLOAD(r);
 	d = thread_decoder(decode_flags(r));
@@ -284,23 +248,14 @@ enum MHD_Result api_decode(hreq *r)
 		return reply_error(r, 503, "cannot create a decoder");
 	if (!r->blen)
 		return reply_error(r, 400, "empty body: send a raw email or an mbox");
-	memset(&st, 0, sizeof(st));
-	if (!smtpdiag_mbox_detect(r->body, r->blen)) {
-		rc = decode_one(d, r->body, r->blen, "body", &st, &err);
-	} else {
-		while (smtpdiag_mbox_next(r->body, r->blen, &pos, &m, &mlen)) {
-			snprintf(origin, sizeof(origin), "body:%zu", st.messages + 1);
-			rc = decode_one(d, m, mlen, origin, &st, &err); /* one unreadable message is reported, not fatal */
-		}
-	}
-	metrics_decode_errors(st.errors);
-	if (st.errors && st.errors == st.messages && !st.results) {
-		smtpdiag_buf_free(&st.out);
-		smtpdiag_buf_free(&st.errs);
+	rc = smtpdiag_decode_answer(d, r->body, r->blen, "body", decode_metric, NULL, &c, &b, &err);
+	metrics_decode_errors(c.errors);
+	if (rc == SMTPDIAG_ENOMEM)
+		b.oom = 1;
+	else if (rc < 0) {
+		smtpdiag_buf_free(&b);
 		return reply_error(r, status_of(rc), err.message[0] ? err.message : smtpdiag_strerror(rc));
 	}
-	decode_answer(&b, &st);
-	smtpdiag_buf_free(&st.out);
-	smtpdiag_buf_free(&st.errs);
+	hb_puts(&b, "\n");
 	return reply_buf(r, 200, "application/json", &b);
 }

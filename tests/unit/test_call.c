@@ -226,6 +226,56 @@ static void over_limit(void **state)
 	free(big);
 }
 
+static void count_fact(void *arg, const smtpdiag_fact *f, const smtpdiag_error *e)
+{
+	(void)e;
+	if (f)
+		(*(int *)arg)++;
+}
+
+/* smtpdiag_decode_answer(): an mbox with an unreadable message is answered (the
+ * message an error record, the counts adding up); a body of which nothing could
+ * be read returns that error with the answer written all the same. */
+static void decode_answer_counts(void **state)
+{
+	static const char mbox[] = "From a@example.net Thu Jan  1 00:00:00 2026\n"
+				   "Subject: hello\n\njust a note\n\n"
+				   "From a@example.net Thu Jan  1 00:00:00 2026\n\n";
+	size_t n;
+	char *mb = read_sample("samples/two-bounces.mbox", &n);
+	smtpdiag_decoder *d = smtpdiag_decoder_new(0);
+	smtpdiag_decode_counts c;
+	smtpdiag_error err = { 0, "" };
+	smtpdiag_buf b = { 0 };
+	int facts = 0;
+
+	(void)state;
+	assert_int_equal(smtpdiag_decode_answer(d, mb, n, "in", count_fact, &facts, &c, &b, &err), 0);
+	assert_int_equal(c.messages, 2);
+	assert_int_equal(c.bounces, 2);
+	assert_int_equal(c.results, (size_t)facts);
+	assert_non_null(strstr(b.data, "\"origin\":\"in:1\""));
+	smtpdiag_buf_free(&b);
+
+	assert_int_equal(smtpdiag_decode_answer(d, mbox, sizeof(mbox) - 1, "in", NULL, NULL, &c, &b, &err), 0);
+	assert_int_equal(c.messages, c.bounces + c.not_bounces + c.errors);
+	assert_int_equal(c.messages, 2);
+	smtpdiag_buf_free(&b);
+
+	assert_true(smtpdiag_decode_answer(d, "", 0, "in", NULL, NULL, &c, &b, &err) < 0);
+	assert_int_equal(c.errors, 1);
+	assert_int_equal(c.messages, 1);
+	assert_non_null(strstr(b.data, "\"errors\":[\n{\"origin\":\"in\",\"error\":"));
+	assert_true(err.message[0] != '\0');
+	smtpdiag_buf_free(&b);
+
+	assert_int_equal(smtpdiag_decode_answer(NULL, "x", 1, "in", NULL, NULL, &c, &b, &err), SMTPDIAG_EINVAL);
+	assert_int_equal(smtpdiag_decode_answer(d, "x", 1, NULL, NULL, NULL, &c, &b, &err), SMTPDIAG_EINVAL);
+	assert_int_equal(b.len, 0);
+	smtpdiag_decoder_free(d);
+	free(mb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
@@ -237,6 +287,7 @@ int main(void)
 		cmocka_unit_test_teardown(scan_lines, teardown),
 		cmocka_unit_test_teardown(bad_requests, teardown),
 		cmocka_unit_test_teardown(over_limit, teardown),
+		cmocka_unit_test(decode_answer_counts),
 	};
 	return cmocka_run_group_tests(t, NULL, NULL);
 }

@@ -177,63 +177,45 @@ static void on_event(void *arg, const smtpdiag_fact *f, const smtpdiag_error *e)
 		add_error(&st->errs, st->c.errors++, "input", e->message);
 }
 
-static int decode_msg(smtpdiag_decoder *d, const char *m, size_t n, const char *origin, dec_st *st)
+/* ESP events: their facts and errors in the decode answer, events counted as messages. */
+static int decode_events(smtpdiag_decoder *d, const call_req *q, smtpdiag_buf *out, smtpdiag_error *err)
 {
-	smtpdiag_error err = { 0, "" };
-	int k = smtpdiag_decode(d, m, n, origin, &err);
+	smtpdiag_event_counts ec = { 0, 0, 0, 0, 0 };
+	dec_st st;
+	int k, rc;
 
-	st->c.messages++;
-	if (k < 0 || err.code == SMTPDIAG_ELIMIT) /* over the recipient limit: an error, and its first facts */
-		add_error(&st->errs, st->c.errors++, origin, err.message[0] ? err.message : smtpdiag_strerror(k));
-	else if (k)
-		st->c.bounces++;
-	else
-		st->c.not_bounces++;
-	for (int i = 0; i < k; i++)
-		add_fact(st, smtpdiag_decoder_fact(d, (size_t)i));
-	return k == SMTPDIAG_ENOMEM ? k : 0;
+	memset(&st, 0, sizeof(st));
+	k = smtpdiag_decode_events(d, q->in, q->inlen, "input", NULL, on_event, &st, &ec, err);
+	if (k < 0 && k != SMTPDIAG_ENOMEM && !ec.events)
+		add_error(&st.errs, st.c.errors++, "input", err->message[0] ? err->message : smtpdiag_strerror(k));
+	rc = k == SMTPDIAG_ENOMEM || st.res.oom || st.errs.oom ? SMTPDIAG_ENOMEM : 0;
+	st.c.messages = ec.events > st.c.errors ? ec.events : st.c.errors;
+	st.c.bounces = ec.decided;
+	st.c.not_bounces = ec.ignored;
+	st.c.errors = st.c.messages - ec.decided - ec.ignored;
+	if (rc == 0)
+		smtpdiag_decode_answer_json(st.res.data, st.res.len, st.errs.data, st.errs.len, &st.c, out);
+	smtpdiag_buf_free(&st.res);
+	smtpdiag_buf_free(&st.errs);
+	return rc;
 }
 
 static int do_decode(const call_req *q, smtpdiag_buf *out, smtpdiag_error *err)
 {
 	unsigned flags = q->mode && !strcmp(q->mode, "sisimai") ? SMTPDIAG_DECODE_REASONS_SISIMAI : 0;
 	smtpdiag_decoder *d = smtpdiag_decoder_new(flags);
-	dec_st st;
-	int rc = 0;
+	int rc;
 
 	if (!d) {
 		snprintf(err->message, sizeof(err->message), "cannot create a decoder");
 		return SMTPDIAG_ENOMEM;
 	}
-	memset(&st, 0, sizeof(st));
-	if (smtpdiag_events_detect(q->in, q->inlen)) {
-		smtpdiag_event_counts ec = { 0, 0, 0, 0, 0 };
-		int k = smtpdiag_decode_events(d, q->in, q->inlen, "input", NULL, on_event, &st, &ec, err);
-		if (k < 0 && k != SMTPDIAG_ENOMEM && !ec.events)
-			add_error(&st.errs, st.c.errors++, "input", err->message[0] ? err->message : smtpdiag_strerror(k));
-		rc = k == SMTPDIAG_ENOMEM ? k : 0;
-		st.c.messages = ec.events > st.c.errors ? ec.events : st.c.errors;
-		st.c.bounces = ec.decided;
-		st.c.not_bounces = ec.ignored;
-		st.c.errors = st.c.messages - ec.decided - ec.ignored;
-	} else if (!smtpdiag_mbox_detect(q->in, q->inlen)) {
-		rc = decode_msg(d, q->in, q->inlen, "input", &st);
-	} else {
-		size_t pos = 0, mlen;
-		const char *m;
-		char origin[32];
-		while (rc == 0 && smtpdiag_mbox_next(q->in, q->inlen, &pos, &m, &mlen)) {
-			snprintf(origin, sizeof(origin), "input:%zu", st.c.messages + 1);
-			rc = decode_msg(d, m, mlen, origin, &st);
-		}
-	}
+	if (smtpdiag_events_detect(q->in, q->inlen))
+		rc = decode_events(d, q, out, err);
+	else /* an email or an mbox; unreadable messages are error records of the answer */
+		rc = smtpdiag_decode_answer(d, q->in, q->inlen, "input", NULL, NULL, NULL, out, err) == SMTPDIAG_ENOMEM
+			     ? SMTPDIAG_ENOMEM : 0;
 	smtpdiag_decoder_free(d);
-	if (st.res.oom || st.errs.oom)
-		rc = SMTPDIAG_ENOMEM;
-	if (rc == 0)
-		smtpdiag_decode_answer_json(st.res.data, st.res.len, st.errs.data, st.errs.len, &st.c, out);
-	smtpdiag_buf_free(&st.res);
-	smtpdiag_buf_free(&st.errs);
 	return rc;
 }
 
