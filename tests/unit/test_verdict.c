@@ -68,6 +68,12 @@ static const row rows[] = {
 	  V("securityerror", 0, 0, "fix-sender-authentication", "sender-admin") },
 	{ "421 4.7.28 Gmail has detected an unusual rate of unsolicited mail originating from your IP address. - gsmtp",
 	  V(NULL, 0, 1, "retry", NULL) },
+	/* the 550 form as Postfix logs the multi-line reply: a block of the IP, not spam (Exim's
+	 * form, with "\\n" between the lines, is in tests/fixtures/logs/incidents-exim.log) */
+	{ "550-5.7.1 [192.0.2.1 1] Our system has detected an unusual rate of 550-5.7.1 unsolicited mail originating "
+	  "from your IP address. To protect our 550-5.7.1 users from spam, mail sent from your IP address has been "
+	  "blocked. - gsmtp",
+	  V("blocked", 0, 0, "fix-sender-reputation", "sender-admin") },
 	{ "550 5.7.25 The IP address sending this message does not have a PTR record setup. - gsmtp",
 	  V("requireptr", 0, 0, "fix-sender-config", "sender-admin") },
 	/* Outlook.com / Exchange Online (learn.microsoft.com NDR reference) */

@@ -53,13 +53,16 @@ static int sender_quota(const char *p, size_t n)
 
 /* A block list's answer that is an error of the query, not a listing: Spamhaus
  * answers a query through a public or open resolver, or one of too many, with
- * 127.255.255.254 or .255 and a TXT that points at its returnc pages. An MTA
- * that takes the answer for a listing refuses every sender; the receiver's DNS
- * set-up is at fault, so no block-list phrase beside it decides. */
+ * 127.255.255.254 or .255 and a TXT that points at its returnc pages; its
+ * range 127.255.255.0/24 holds only such errors (.252: a misspelt zone name).
+ * An MTA that takes the answer for a listing refuses every sender, quoting the
+ * address or the list's "query refused"; the receiver's DNS set-up is at
+ * fault, so no block-list phrase beside it decides. */
 static int dnsbl_query_error(const char *p, size_t n)
 {
 	static const char *const q[] = { "spamhaus.org/returnc/", "error: open resolver",
-					 "error: excessive number of queries" };
+					 "error: excessive number of queries", "127.255.255.",
+					 "query refused", "open resolver" };
 
 	return any_phrase(p, n, q, sizeof(q) / sizeof(q[0]));
 }
@@ -360,8 +363,8 @@ static int another(const rctx *ctx)
 
 	if (explicit_reason(in->reason))
 		return in->reason;
-	if (t == SD_R_blocked && !probe_blocked(ctx))
-		t = -1; /* the TLS phrase says what X.7.1 does not */
+	if (t == SD_R_blocked && (!probe_blocked(ctx) || dnsbl_query_error(in->lc, in->diagn)))
+		t = -1; /* the TLS phrase, or the list's query error, says what X.7.1 does not */
 	if (!(sd_vd_retried(t) || strcmp(in->diagtype, "SMTP") != 0))
 		return t;
 	if (expiry(ctx))
