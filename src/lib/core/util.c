@@ -340,6 +340,29 @@ void sd_buf_text(sd_buf *b, const char *p, size_t n)
 	}
 }
 
+void sd_buf_text_vline(sd_buf *b, const char *fmt, va_list ap)
+{
+	sd_buf t;
+
+	sd_buf_init(&t);
+	sd_buf_vprintf(&t, fmt, ap);
+	if (t.oom)
+		b->oom = 1;
+	else if (t.len)
+		sd_buf_text(b, t.data, t.len);
+	sd_buf_putc(b, '\n');
+	sd_buf_free(&t);
+}
+
+void sd_buf_text_line(sd_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sd_buf_text_vline(b, fmt, ap);
+	va_end(ap);
+}
+
 /* ---- arena ---- */
 
 struct sd_chunk {

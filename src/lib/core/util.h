@@ -61,6 +61,10 @@ void sd_buf_json_strv(sd_buf *b, const char *const *v);
 /* Text for a terminal or a log: control characters (C0, DEL, C1) and bytes
  * that are no UTF-8 as \xNN, the rest as it is. */
 void sd_buf_text(sd_buf *b, const char *p, size_t n);
+/* One report line whose fields come from logs: fmt formatted, then written as
+ * sd_buf_text() does, then a line end. */
+void sd_buf_text_vline(sd_buf *b, const char *fmt, va_list ap);
+void sd_buf_text_line(sd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Arena: many small allocations, freed in one call. */
 typedef struct sd_chunk sd_chunk;

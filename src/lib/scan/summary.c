@@ -420,19 +420,11 @@ static int done(sd_buf *b)
 static void safe_line(sd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void safe_line(sd_buf *b, const char *fmt, ...)
 {
-	sd_buf t;
 	va_list ap;
 
-	sd_buf_init(&t);
 	va_start(ap, fmt);
-	sd_buf_vprintf(&t, fmt, ap);
+	sd_buf_text_vline(b, fmt, ap);
 	va_end(ap);
-	if (t.oom)
-		b->oom = 1;
-	else if (t.len)
-		sd_buf_text(b, t.data, t.len);
-	sd_buf_putc(b, '\n');
-	sd_buf_free(&t);
 }
 
 static void ctr_text(const sum_ctr *c, const char *title, sd_buf *b)
