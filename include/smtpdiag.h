@@ -596,6 +596,79 @@ int smtpdiag_summary_merge(smtpdiag_summary *into, const smtpdiag_summary *from)
 int smtpdiag_summary_text(const smtpdiag_summary *s, smtpdiag_buf *out);
 int smtpdiag_summary_json(const smtpdiag_summary *s, smtpdiag_buf *out);
 
+/* ---- scan incidents ----
+ * Failure records grouped into the incidents a postmaster acts on (`smtpdiag
+ * scan --incidents`, docs/incidents.md). The kind comes from each record's
+ * verdict (reason, status, who acts); the aggregator only groups and names:
+ *   blocklist    reason blocked or badreputation: per sending address (the
+ *                first address the reply quotes that is not the relay's own,
+ *                else the syslog host), destination provider and the list named
+ *   ratelimit    reason ratelimited: per sending address (or host) and provider
+ *   deferring    other deferrals and expiries the receiving side must fix
+ *                (who acts: recipient-admin; not mailboxfull): per provider
+ *   tls          reason failedstarttls: per MX
+ *   dns          DNS lookups that failed for now (status 4.4.3, hostunknown with
+ *                4.4.4, or the MTA's DNS phrase): per MX (or the name looked up)
+ *   network      other networkerror records: per MX
+ *   auth         reason authfailure: per sending domain (the sender's, else the
+ *                one the reply names) and provider
+ *   brokencheck  reason systemerror with a block list's query error in the text
+ *                (127.255.255.x, "open resolver", "query refused"): the
+ *                server's own check on reject records (action "rejected", per
+ *                host), a receiver's check on delivery records (per provider)
+ * Every key also holds the syslog host that logged the record. The
+ * provider is named from the relay by one table (google.com: Google,
+ * outlook.com: Microsoft, yahoodns.net: Yahoo, ...), else it is the relay's
+ * domain. Records with action deferred, bounced and expired are also counted
+ * per recipient domain and hour. Memory is bounded by the limits below; what
+ * does not fit is counted. */
+
+#define SMTPDIAG_INCIDENTS_MAX 4096            /* incidents kept; records of more are counted as dropped */
+#define SMTPDIAG_INCIDENT_MAX_RECIPIENTS 1024  /* distinct recipients counted per incident */
+#define SMTPDIAG_INCIDENT_SAMPLE_MAX 512       /* bytes of an incident's sample reply */
+#define SMTPDIAG_INCIDENT_OPEN_SECONDS 3600    /* an incident is open while its last record is this recent */
+#define SMTPDIAG_INCIDENTS_MAX_DOMAINS 10000   /* recipient domains kept; more count as "other" */
+#define SMTPDIAG_INCIDENTS_MAX_CELLS 200000    /* (domain, hour) cells kept; more are counted as dropped */
+#define SMTPDIAG_INCIDENTS_TOP_DOMAINS 20      /* domains written by name in the hour view; the rest "other" */
+
+typedef struct smtpdiag_incidents smtpdiag_incidents;
+
+/* An empty aggregator (NULL when out of memory); free with
+ * smtpdiag_incidents_free(). Not thread-safe: keep one per thread and merge. */
+smtpdiag_incidents *smtpdiag_incidents_new(void);
+void smtpdiag_incidents_free(smtpdiag_incidents *g);
+
+/* Add one record (only read during the call). Returns 1 when it joined an
+ * incident, 0 when it did not (a sent record, a failure of no incident kind,
+ * or the table full: counted as dropped), SMTPDIAG_EINVAL or SMTPDIAG_ENOMEM. */
+int smtpdiag_incidents_add(smtpdiag_incidents *g, const smtpdiag_logrec *r);
+
+/* Add from's incidents and counts into into (for the aggregators of threads).
+ * Returns 0, SMTPDIAG_EINVAL (NULL, or into == from) or SMTPDIAG_ENOMEM. */
+int smtpdiag_incidents_merge(smtpdiag_incidents *into, const smtpdiag_incidents *from);
+
+/* The number of incidents, and of those open at time now (Unix seconds): the
+ * last record at most SMTPDIAG_INCIDENT_OPEN_SECONDS before now. */
+size_t smtpdiag_incidents_count(const smtpdiag_incidents *g);
+size_t smtpdiag_incidents_open(const smtpdiag_incidents *g, int64_t now);
+
+/* Append the incidents as JSON Lines, most records first: one
+ *   {"type":"incident","kind":S,"ip":S,"host":S,"provider":S,"list":S,"mx":S,
+ *    "domain":S,"queryerror":S,"reason":S,"fixer":[S],"first":N,"last":N,
+ *    "count":N,"deferred":N,"bounced":N,"expired":N,"rejected":N,
+ *    "recipients":N,"recipients_capped":B,"replycode":S,"status":S,
+ *    "sample":S,"advice":S}
+ * per incident, then the hour view by hour, one
+ *   {"type":"domain_hour","domain":S,"hour":N,"deferred":N,"bounced":N,"expired":N}
+ * per domain and hour (hour: Unix seconds at the hour's start; the top
+ * SMTPDIAG_INCIDENTS_TOP_DOMAINS domains, the rest as "other"), then one
+ *   {"type":"incident_totals","records":N,"grouped":N,"ungrouped":N,
+ *    "incidents":N,"dropped":N,"domains":N,"other_domain":N,"cells_dropped":N}.
+ * smtpdiag_incidents_text() appends the readable report of the same.
+ * Return 0, SMTPDIAG_EINVAL or SMTPDIAG_ENOMEM (out->oom). */
+int smtpdiag_incidents_json(const smtpdiag_incidents *g, smtpdiag_buf *out);
+int smtpdiag_incidents_text(const smtpdiag_incidents *g, smtpdiag_buf *out);
+
 /* ---- store: bounce history and suppression ----
  * Verdicts (decode facts, scan records, or their JSON Lines) recorded in a
  * database, per recipient address: counts, first and last seen, and whether

@@ -24,7 +24,7 @@
 #define SCAN_OUT_FLUSH (256u << 10) /* bytes of output gathered before a write */
 #define SCAN_PROGRESS_MS 250       /* progress bar refresh */
 
-enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_END };
+enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_INCIDENTS, S_END };
 
 static const cli_opt opts[] = {
 	[S_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -50,6 +50,12 @@ static const cli_opt opts[] = {
 	[S_STORE] = { "store", 0, CLI_VALUE, "URL",
 		      "record the attempts in the store (sqlite:PATH or postgresql://...) instead of "
 		      "printing them; with --follow each pause commits; the counts go to stderr" },
+	[S_INCIDENTS] = { "incidents", 0, CLI_FLAG, NULL,
+			  "print only the incidents the failures make (block lists, rate limits, provider "
+			  "deferrals, TLS, DNS and network failures per MX, authentication failures per "
+			  "sending domain, broken block list checks), then deferrals and bounces per "
+			  "destination domain and hour: JSON Lines, or a report with --format text "
+			  "(docs/incidents.md)" },
 	[S_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -79,6 +85,7 @@ typedef struct scan_store {
 
 typedef struct scan_opts {
 	int text, json, summary, failures, follow, jobs, why;
+	int incidents;   /* --incidents */
 	unsigned flags;
 	const char *rules_path;
 	smtpdiag_rules *rules; /* shared read-only by the workers' scanners */
@@ -92,6 +99,7 @@ struct worker {
 	smtpdiag_buf out;
 	FILE *dst;
 	smtpdiag_summary *sum;
+	smtpdiag_incidents *inc; /* --incidents */
 	int werr;
 };
 
@@ -228,6 +236,11 @@ static void emit(worker *w, const smtpdiag_logrec *r)
 {
 	if (w->o->summary) {
 		(void)smtpdiag_summary_add(w->sum, r); /* a key not stored is counted as "other" */
+		return;
+	}
+	if (w->o->incidents) {
+		if (smtpdiag_incidents_add(w->inc, r) == SMTPDIAG_ENOMEM)
+			w->werr = ENOMEM;
 		return;
 	}
 	if (w->o->failures && !strcmp(r->action, "sent"))
@@ -468,6 +481,8 @@ static int worker_init(worker *w, const scan_opts *o)
 	w->dst = stdout;
 	w->sum = smtpdiag_summary_new();
 	w->sc = smtpdiag_scanner_new(o->flags);
+	if (o->incidents && !(w->inc = smtpdiag_incidents_new()))
+		return -1;
 	return w->sc && w->sum && smtpdiag_scanner_set_rules(w->sc, o->rules) == 0 ? 0 : -1;
 }
 
@@ -476,6 +491,7 @@ static void worker_free(worker *w)
 	smtpdiag_scanner_free(w->sc);
 	smtpdiag_buf_free(&w->out);
 	smtpdiag_summary_free(w->sum);
+	smtpdiag_incidents_free(w->inc);
 }
 
 static int run_pool(const scan_opts *o, char **paths, int n, worker *ws, int nw)
@@ -552,6 +568,9 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case S_STORE:
 		o->store_url = p->value;
 		break;
+	case S_INCIDENTS:
+		o->incidents = 1;
+		break;
 	}
 	return -1;
 }
@@ -571,10 +590,30 @@ static int parse_args(int argc, char **argv, scan_opts *o, int *first)
 		return cli_usage(&scan_cmd, "--follow reads in one thread; leave out -j");
 	if (o->store_url && o->summary)
 		return cli_usage(&scan_cmd, "--store records the attempts; leave out --summary");
+	if (o->incidents && (o->summary || o->store_url))
+		return cli_usage(&scan_cmd, "--incidents prints only the incidents; leave out --summary and --store");
 	return cli_rules_load("scan", o->rules_path, &o->rules);
 }
 
 /* ---- the command ---- */
+
+/* --incidents: the threads' incidents merged into the first, written as JSON
+ * Lines or the report. Returns 0 or an errno. */
+static int print_incidents(const scan_opts *o, worker *ws, int nw)
+{
+	smtpdiag_buf b = { 0 };
+	int rc = 0;
+
+	for (int i = 1; i < nw; i++)
+		if (smtpdiag_incidents_merge(ws[0].inc, ws[i].inc) < 0)
+			rc = ENOMEM;
+	if (o->text ? smtpdiag_incidents_text(ws[0].inc, &b) : smtpdiag_incidents_json(ws[0].inc, &b))
+		rc = ENOMEM;
+	if (!b.oom && b.len)
+		fwrite(b.data, 1, b.len, stdout);
+	smtpdiag_buf_free(&b);
+	return rc;
+}
 
 /* --summary: the report, or one JSON object with --format json. Returns 0 or an errno. */
 static int print_summary(const scan_opts *o, const smtpdiag_summary *t)
@@ -605,6 +644,9 @@ static int finish(const scan_opts *o, worker *ws, int nw, int outerr)
 	bad = smtpdiag_summary_get(t, SMTPDIAG_SUM_MALFORMED);
 	if (o->summary) {
 		int perr = print_summary(o, t);
+		werr = werr ? werr : perr;
+	} else if (o->incidents) {
+		int perr = print_incidents(o, ws, nw);
 		werr = werr ? werr : perr;
 	} else if (bad || smtpdiag_summary_get(t, SMTPDIAG_SUM_OVERLIMIT)) {
 		cli_err("scan: %lu malformed line%s and %lu over a limit skipped (of %lu read)", bad,
@@ -685,7 +727,7 @@ int cmd_scan(int argc, char **argv)
 			return EXIT_FAIL_;
 		}
 	progress_init(&o, paths, npaths);
-	if (o.text && !o.summary)
+	if (o.text && !o.summary && !o.incidents)
 		printf("%-19s %-8s %-32s %-3s %-8s %-16s %-24s %-16s %s\n", "TIME", "ACTION", "RECIPIENT", "RC",
 		       "STATUS", "REASON", "ADVICE", "QUEUEID", "REPLY");
 	if (o.follow) {

@@ -188,6 +188,23 @@ int sd_vd_greylisting(const char *p, size_t n)
 	return 0;
 }
 
+int sd_vd_dns_failure(const char *p, size_t n)
+{
+	/* the DNS phrases of rules/network.rules and system.rules, as the MTAs
+	 * named there write them (Postfix, glibc, Exim, qmail, Exchange, Gmail) */
+	static const char *const d[] = {
+		"temporary failure in name resolution", "temporary failure in mx lookup", "bad dns lookup error code",
+		"host lookup did not complete", "couldn't find any host by that name", "cname lookup failed temporarily",
+		"dns query failed", "servfail", "could not contact dns servers", "name service error",
+		"host not found, try again",
+	};
+
+	for (size_t i = 0; p && i < sizeof(d) / sizeof(d[0]); i++)
+		if (sd_memcasemem(p, n, d[i], strlen(d[i])))
+			return 1;
+	return 0;
+}
+
 int sd_vd_is_temporary(const char *p, size_t n)
 {
 	size_t i = 1;

@@ -15,6 +15,10 @@ int sd_vd_is_temporary(const char *p, size_t n);
 /* The text names greylisting (RFC 6647), in the spellings MTAs use: a
  * deferral of a client not seen before, temporary by definition. */
 int sd_vd_greylisting(const char *p, size_t n);
+/* The text says a DNS lookup failed for now (SERVFAIL, a timeout, "Host not
+ * found, try again"), the MTA's phrase of a networkerror that is DNS's: what
+ * scan --incidents counts as a DNS failure towards an MX. */
+int sd_vd_dns_failure(const char *p, size_t n);
 
 /* What decide() looks at. Strings are NUL-terminated; "" when unknown. */
 typedef struct sd_vd_in {
