@@ -642,11 +642,12 @@ static int finish(const scan_opts *o, worker *ws, int nw, int outerr)
 		werr = werr ? werr : ws[i].werr;
 	progress_show(1);
 	bad = smtpdiag_summary_get(t, SMTPDIAG_SUM_MALFORMED);
+	if (o->incidents) {
+		int perr = print_incidents(o, ws, nw);
+		werr = werr ? werr : perr;
+	}
 	if (o->summary) {
 		int perr = print_summary(o, t);
-		werr = werr ? werr : perr;
-	} else if (o->incidents) {
-		int perr = print_incidents(o, ws, nw);
 		werr = werr ? werr : perr;
 	} else if (bad || smtpdiag_summary_get(t, SMTPDIAG_SUM_OVERLIMIT)) {
 		cli_err("scan: %lu malformed line%s and %lu over a limit skipped (of %lu read)", bad,

@@ -79,6 +79,11 @@ cp "$TMP/out" "$TMP/one"
 expect_exit 0 "both fixtures with -j 2" -- "$BIN" scan --incidents -j 2 "$FX/incidents-postfix.log" "$FX/incidents-exim.log"
 expect_same "-j 2 merges to the same incidents" "$TMP/one" "$TMP/out"
 
+# the note of lines that could not be read still goes to stderr
+expect_exit 0 "--incidents over a log with a malformed line" -- "$BIN" scan --incidents "$FX/postfix.log"
+expect_err "^smtpdiag: scan: 1 malformed line and 0 over a limit skipped" "--incidents: the malformed line is told"
+expect_out '^\{"type":"incident_totals",' "--incidents: the totals still written"
+
 # usage
 expect_exit 2 "--incidents with --summary" -- "$BIN" scan --incidents --summary "$FX/incidents-postfix.log"
 expect_err "leave out --summary" "the usage error says why"

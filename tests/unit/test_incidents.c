@@ -159,17 +159,21 @@ static void test_key_by_host(void **state)
 	smtpdiag_incidents *g = smtpdiag_incidents_new();
 	smtpdiag_logrec a = rec("bounced", "a@example.net", "mx.example.net[198.51.100.7]:25", "5.7.1", "blocked",
 				sender_admin, "554 5.7.1 [198.51.100.7] listed by zen.spamhaus.org (127.0.0.3)", T0);
-	smtpdiag_logrec b = a;
+	smtpdiag_logrec b = a, c = a;
 	char *j;
 
 	(void)state;
+	c.diagnosticcode = "554 5.7.1 Client host [2001:db8::25] blocked using bl.spamcop.net";
 	b.host = "mx2";
 	assert_int_equal(smtpdiag_incidents_add(g, &a), 1);
 	assert_int_equal(smtpdiag_incidents_add(g, &b), 1);
-	assert_int_equal(smtpdiag_incidents_count(g), 2);
+	assert_int_equal(smtpdiag_incidents_add(g, &c), 1);
+	assert_int_equal(smtpdiag_incidents_count(g), 3);
 	j = json(g);
 	assert_non_null(strstr(j, "\"ip\":\"\",\"host\":\"mx1\",\"provider\":\"example.net\",\"list\":\"Spamhaus SBL CSS\""));
 	assert_non_null(strstr(j, "\"ip\":\"\",\"host\":\"mx2\""));
+	/* a bracketed IPv6 address is the sending address too */
+	assert_non_null(strstr(j, "\"ip\":\"2001:db8::25\",\"host\":\"mx1\",\"provider\":\"example.net\",\"list\":\"SpamCop\""));
 	free(j);
 	smtpdiag_incidents_free(g);
 }

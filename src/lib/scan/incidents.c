@@ -502,7 +502,10 @@ typedef struct subject {
 static void subject_of(const smtpdiag_logrec *r, int k, subject *s)
 {
 	char rdomain[INC_NAME_MAX];
-	const char *list = sd_blocklist_name(r->diagnosticcode, strlen(r->diagnosticcode));
+	/* only the kinds that name a list look for one */
+	const char *list = k == K_BLOCKLIST || k == K_RATELIMIT || k == K_BROKENCHECK
+				   ? sd_blocklist_name(r->diagnosticcode, strlen(r->diagnosticcode))
+				   : NULL;
 
 	memset(s, 0, sizeof(*s));
 	addr_domain(r->recipient, rdomain);
