@@ -391,6 +391,25 @@ static void test_bad_args(void **state)
 	smtpdiag_incidents_free(NULL);
 }
 
+/* The report escapes what comes from the logs: a control character in a
+ * reply reaches no terminal. */
+static void test_text_escapes(void **state)
+{
+	smtpdiag_incidents *g = smtpdiag_incidents_new();
+	smtpdiag_logrec r = rec("deferred", "a@example.org", "mx.example.org[203.0.113.5]:25", "4.7.5",
+				"failedstarttls", sender_admin, "Server certificate not trusted \x1b[2J", T0);
+	smtpdiag_buf b = { 0 };
+
+	(void)state;
+	assert_int_equal(smtpdiag_incidents_add(g, &r), 1);
+	assert_int_equal(smtpdiag_incidents_text(g, &b), 0);
+	assert_null(strchr(b.data, '\x1b'));
+	assert_non_null(strstr(b.data, "  sample:     Server certificate not trusted \\x1b[2J\n"));
+	assert_non_null(strstr(b.data, "tls\n  sending:    host mx1\n  provider:   example.org\n  mx:         mx.example.org\n"));
+	smtpdiag_buf_free(&b);
+	smtpdiag_incidents_free(g);
+}
+
 /* Through the scanner: the verdict of real lines makes the kinds. */
 static void test_scanned_lines(void **state)
 {
@@ -439,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_open),
 		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_text_escapes),
 		cmocka_unit_test(test_scanned_lines),
 	};
 
