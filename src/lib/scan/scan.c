@@ -375,7 +375,7 @@ static int dispatch(sd_logline *l)
 	sd_str prog = l->h.program;
 	const char *slash = prog.n ? memrchr(prog.p, '/', prog.n) : NULL;
 
-	if (l->h.exim || starts_ci(prog, "exim")) {
+	if (l->h.exim || (prog.n >= 4 && (prog.p[0] | 0x20) == 'e' && starts_ci(prog, "exim"))) {
 		l->format = "exim";
 		return sd_scan_exim(l);
 	}

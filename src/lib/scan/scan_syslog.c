@@ -169,24 +169,9 @@ int64_t sd_exim_id_time(const char *p)
 
 /* ---- host and tag ---- */
 
-/* " host " after a time: sets h->host; the offset of what follows, or 0. */
-static size_t host_at(const char *p, size_t n, size_t i, sd_loghdr *h)
-{
-	const char *e;
-
-	if (i >= n || p[i] != ' ')
-		return 0;
-	while (i < n && p[i] == ' ')
-		i++;
-	if (i >= n || !(e = memchr(p + i, ' ', n - i)))
-		return 0;
-	h->host = (sd_str){ p + i, (size_t)(e - p - i) };
-	return (size_t)(e - p) + 1;
-}
-
-/* The offset of the first ' ', ':' or '[' at or after i (the bytes that end
- * a program's name), or n: eight bytes at a time. */
-static size_t tag_end(const char *p, size_t n, size_t i)
+/* The offset of the first byte x, y or z at or after i, or n: eight bytes at
+ * a time (the envelope's fields are short; a call costs more than the scan). */
+static inline size_t first_of(const char *p, size_t n, size_t i, char x, char y, char z)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
@@ -194,9 +179,9 @@ static size_t tag_end(const char *p, size_t n, size_t i)
 	for (; i + 8 <= n; i += 8) {
 		uint64_t v, a, b, c, m;
 		memcpy(&v, p + i, 8);
-		a = v ^ (ones * ' ');
-		b = v ^ (ones * ':');
-		c = v ^ (ones * '[');
+		a = v ^ (ones * (unsigned char)x);
+		b = v ^ (ones * (unsigned char)y);
+		c = v ^ (ones * (unsigned char)z);
 		/* a byte is zero where v has the byte: the lowest flag is exact */
 		m = ((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c);
 		m &= highs;
@@ -204,9 +189,24 @@ static size_t tag_end(const char *p, size_t n, size_t i)
 			return i + (size_t)__builtin_ctzll(m) / 8;
 	}
 #endif
-	while (i < n && p[i] != ' ' && p[i] != ':' && p[i] != '[')
+	while (i < n && p[i] != x && p[i] != y && p[i] != z)
 		i++;
 	return i;
+}
+
+/* " host " after a time: sets h->host; the offset of what follows, or 0. */
+static size_t host_at(const char *p, size_t n, size_t i, sd_loghdr *h)
+{
+	size_t e;
+
+	if (i >= n || p[i] != ' ')
+		return 0;
+	while (i < n && p[i] == ' ')
+		i++;
+	if (i >= n || (e = first_of(p, n, i, ' ', ' ', ' ')) >= n)
+		return 0;
+	h->host = (sd_str){ p + i, e - i };
+	return e + 1;
 }
 
 /* "prog[pid]: msg" or "prog: msg" at p + i. */
@@ -214,13 +214,12 @@ static int tag_at(const char *p, size_t n, size_t i, sd_loghdr *h)
 {
 	size_t s = i;
 
-	i = tag_end(p, n, i);
+	i = first_of(p, n, i, ' ', ':', '[');
 	if (i == s || i >= n || p[i] == ' ')
 		return 0;
 	h->program = (sd_str){ p + s, i - s };
 	if (p[i] == '[') {
-		while (i < n && p[i] != ']')
-			i++;
+		i = first_of(p, n, i, ']', ']', ']');
 		if (++i >= n || p[i] != ':')
 			return 0;
 	}
