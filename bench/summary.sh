@@ -11,7 +11,8 @@
 # / HANGUP / DISCONNECT lines, anvil statistics, dovecot and cron lines. It prints
 # the median of RUNS (default 3) runs of `scan --summary -j 1` and `-j 2`, the time
 # of one pflogsumm run ("SKIP pflogsumm: not installed" when it is not; BENCH=1
-# tools/install-deps.sh installs it), and the speed ratios. Beside the wall time it
+# tools/install-deps.sh installs it), the speed ratios, and, when the build has
+# scan --messages, its time against --summary's. Beside the wall time it
 # prints the CPU time (user + system) of the same run: on a machine whose cores are
 # busy with other work the wall time of -j 2 says little, the CPU time still says
 # what the scan costs (MB per CPU second). TMPDIR=/dev/shm keeps
@@ -143,6 +144,16 @@ if command -v pflogsumm >/dev/null 2>&1; then
 	printf 'ratio to pflogsumm: -j 1 %.1fx, -j 2 %.1fx\n' "$(echo "$p / $a" | bc -l)" "$(echo "$p / $b" | bc -l)"
 else
 	echo "SKIP pflogsumm: not installed (BENCH=1 tools/install-deps.sh installs it)"
+fi
+# --messages (joining each message's lines) against --summary, when the build has it
+if "$BIN" scan --help 2>&1 | grep -q -- '--messages'; then
+	read -r m cm <<EOF
+$(timecpu "$BIN" scan --messages "$log")
+EOF
+	printf 'scan --messages      %6.2fs = %6.0f MB/s   (CPU %.2fs); time ratio to --summary -j 1: %.2f\n' "$m" \
+		"$(echo "$mb / $m" | bc -l)" "$cm" "$(echo "$m / $a" | bc -l)"
+else
+	echo "SKIP scan --messages: not in this build"
 fi
 peak=$( { /usr/bin/time -v "$BIN" scan --summary -j 2 "$log" >/dev/null; } 2>&1 | sed -n 's/.*Maximum resident set size (kbytes): //p')
 echo "peak memory, scan --summary -j 2: $((peak / 1024)) MB; load average now $(cut -d' ' -f1 /proc/loadavg)"
