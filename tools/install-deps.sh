@@ -55,6 +55,7 @@ bc                  # bench scripts' arithmetic
 time                # bench scripts' timings
 wrk                 # the HTTP load of serve
 libsisimai-perl     # bench/sisimai.sh runs Sisimai side by side with decode
+pflogsumm           # bench/summary.sh times Debian's pflogsumm on the log scan --summary reads
 END
 )
 

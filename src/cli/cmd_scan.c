@@ -4,7 +4,9 @@
  * to smtpdiag_scan_line(); records are written as JSON Lines or text, or only
  * counted (--summary, smtpdiag_summary). With -j N, N threads take the inputs in
  * turn; each input's output is spooled to a temporary file and copied out in
- * the order of the arguments, so every input's records stay together. */
+ * the order of the arguments, so every input's records stay together. With
+ * --summary, a large plain file is cut into up to N pieces at line ends
+ * (scan_split), each counted into a summary of its own, merged in file order. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,6 +25,7 @@
 #define SCAN_MAX_JOBS 256          /* -j */
 #define SCAN_OUT_FLUSH (256u << 10) /* bytes of output gathered before a write */
 #define SCAN_PROGRESS_MS 250       /* progress bar refresh */
+#define SCAN_PIECE_MIN ((off_t)8 << 20) /* -j --summary: bytes of a piece of one file, at least */
 
 enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_INCIDENTS, S_END };
 
@@ -40,7 +43,8 @@ static const cli_opt opts[] = {
 		       "keep reading files as they grow, like tail -F (survives rotation and "
 		       "truncation); stop with Ctrl-C or SIGTERM" },
 	[S_JOBS] = { "jobs", 'j', CLI_VALUE, "N",
-		     "read N inputs at a time (threads; output stays per input)" },
+		     "read N inputs at a time (threads; output stays per input); with --summary a "
+		     "large plain file is also read as up to N pieces cut at line ends" },
 	[S_UTC] = { "utc", 0, CLI_FLAG, NULL, "read times without a zone as UTC (default: local time, TZ)" },
 	[S_RULES] = { "rules", 0, CLI_VALUE, "FILE",
 		      "user rules asked before the built-in ones (format: docs/rules.md); default: the file named by $SMTPDIAG_RULES" },
@@ -92,6 +96,13 @@ typedef struct scan_opts {
 	const char *store_url;
 	scan_store *st;  /* NULL without --store */
 } scan_opts;
+
+/* What one thread reads at a time: an input, or a piece of one (-j over a
+ * large plain file with --summary). end 0: the input whole. */
+typedef struct scan_task {
+	const char *path;
+	off_t start, end;
+} scan_task;
 
 struct worker {
 	const scan_opts *o;
@@ -296,17 +307,19 @@ static void on_toolong(void *ctx)
 
 /* ---- one input ---- */
 
-/* Open an input. quiet (--follow looking again): a failure is neither said
- * nor counted. A file --follow waits for is not a failure either. */
-int scan_open_input(worker *w, scan_src *src, const char *path, int quiet)
+/* Open an input, or (piece) the piece [start, end) of one: only its first
+ * piece counts as an input. quiet (--follow looking again): a failure is
+ * neither said nor counted. A file --follow waits for is not a failure either. */
+static int open_piece(worker *w, scan_src *src, const char *path, const scan_task *piece, int quiet)
 {
 	memset(src, 0, sizeof(*src));
 	src->fd = -1;
 	src->on_line = on_line;
 	src->on_toolong = on_toolong;
 	src->ctx = w;
-	if (scan_src_open(src, path) == 0) {
-		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_INPUTS, 1);
+	if (scan_src_open_piece(src, path, piece ? piece->start : 0, piece ? piece->end : 0) == 0) {
+		if (!piece || !piece->start)
+			smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_INPUTS, 1);
 		smtpdiag_scanner_reftime(w->sc, src->regular && !w->o->follow ? src->mtime : 0);
 		return 0;
 	}
@@ -318,9 +331,15 @@ int scan_open_input(worker *w, scan_src *src, const char *path, int quiet)
 		return -1;
 	}
 	cli_err("scan: %s: %s", path, src->err);
-	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_INPUTS, 1);
+	if (!piece || !piece->start)
+		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_INPUTS, 1);
 	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_FAILED_INPUTS, 1);
 	return -1;
+}
+
+int scan_open_input(worker *w, scan_src *src, const char *path, int quiet)
+{
+	return open_piece(w, src, path, NULL, quiet);
 }
 
 /* Read to the end of what is there. Returns 0, or -1 after a read error. */
@@ -347,11 +366,11 @@ int scan_drain(worker *w, scan_src *src, int single)
 	return -1;
 }
 
-static void scan_one(worker *w, const char *path, int single)
+static void scan_one(worker *w, const scan_task *t, int single)
 {
 	scan_src src;
 
-	if (scan_open_input(w, &src, path, 0) < 0)
+	if (open_piece(w, &src, t->path, t->end ? t : NULL, 0) < 0)
 		return;
 	if (scan_drain(w, &src, single) == 0)
 		scan_src_finish(&src);
@@ -381,11 +400,13 @@ static void catch_signals(void)
 
 typedef struct pool {
 	const scan_opts *o;
-	char **paths;
+	const scan_task *tasks;
 	int n;
-	int next;            /* next input to take */
-	int head;            /* first input not yet written out */
-	FILE **spool;        /* a temporary file per input, NULL when written directly */
+	int next;            /* next task to take */
+	int head;            /* first task not yet written out */
+	FILE **spool;        /* a temporary file per task, NULL when written directly */
+	smtpdiag_summary **sums; /* --summary: each task's counts, merged in task order */
+	smtpdiag_summary *total; /* what they are merged into */
 	int *done;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -396,8 +417,8 @@ typedef struct job {
 	worker *w;
 } job;
 
-/* The next input, and whether its records can go straight to stdout: only
- * the first input not written out yet can (nothing is written before it). */
+/* The next task, and whether its records can go straight to stdout: only
+ * the first task not written out yet can (nothing is written before it). */
 static int pool_take(pool *p, int *direct)
 {
 	int i;
@@ -409,6 +430,22 @@ static int pool_take(pool *p, int *direct)
 	return i;
 }
 
+/* --summary: a task counts into a summary of its own, so that merging them in
+ * the order of the tasks gives the counts of one thread reading them in turn. */
+static void pool_count(pool *p, worker *w, int i)
+{
+	smtpdiag_summary *own = w->sum;
+
+	if (!(w->sum = smtpdiag_summary_new())) {
+		w->sum = own;
+		w->werr = ENOMEM;
+		return;
+	}
+	scan_one(w, &p->tasks[i], 0);
+	p->sums[i] = w->sum;
+	w->sum = own;
+}
+
 static void *pool_run(void *arg)
 {
 	job *j = arg;
@@ -416,12 +453,14 @@ static void *pool_run(void *arg)
 	int i, direct;
 
 	while ((i = pool_take(p, &direct)) >= 0) {
-		FILE *t = direct ? NULL : tmpfile();
+		FILE *t = direct || p->o->summary ? NULL : tmpfile();
 		j->w->dst = t ? t : stdout;
-		if (!direct && !t)
+		if (p->o->summary)
+			pool_count(p, j->w, i);
+		else if (!direct && !t)
 			j->w->werr = errno ? errno : EIO;
 		else
-			scan_one(j->w, p->paths[i], 0);
+			scan_one(j->w, &p->tasks[i], 0);
 		pthread_mutex_lock(&p->mu);
 		p->spool[i] = t;
 		p->done[i] = 1;
@@ -462,6 +501,10 @@ static int pool_collect(pool *p)
 			progress_show(0);
 		}
 		pthread_mutex_unlock(&p->mu);
+		if (p->sums[i]) {
+			(void)smtpdiag_summary_merge(p->total, p->sums[i]); /* keys not stored: "other" */
+			smtpdiag_summary_free(p->sums[i]);
+		}
 		if (p->spool[i]) {
 			if (copy_spool(p->spool[i]) < 0)
 				rc = -1;
@@ -494,7 +537,7 @@ static void worker_free(worker *w)
 	smtpdiag_incidents_free(w->inc);
 }
 
-static int run_pool(const scan_opts *o, char **paths, int n, worker *ws, int nw)
+static int run_pool(const scan_opts *o, const scan_task *tasks, int n, worker *ws, int nw)
 {
 	pool p;
 	job jobs[SCAN_MAX_JOBS];
@@ -503,12 +546,15 @@ static int run_pool(const scan_opts *o, char **paths, int n, worker *ws, int nw)
 
 	memset(&p, 0, sizeof(p));
 	p.o = o;
-	p.paths = paths;
+	p.tasks = tasks;
 	p.n = n;
+	p.total = ws[0].sum;
 	p.spool = calloc((size_t)n, sizeof(FILE *));
+	p.sums = calloc((size_t)n, sizeof(smtpdiag_summary *));
 	p.done = calloc((size_t)n, sizeof(int));
-	if (!p.spool || !p.done) {
+	if (!p.spool || !p.sums || !p.done) {
 		free(p.spool);
+		free(p.sums);
 		free(p.done);
 		return -1;
 	}
@@ -527,6 +573,7 @@ static int run_pool(const scan_opts *o, char **paths, int n, worker *ws, int nw)
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.cv);
 	free(p.spool);
+	free(p.sums);
 	free(p.done);
 	return rc;
 }
@@ -697,12 +744,58 @@ static int store_close(scan_opts *o, int rc)
 	return rc;
 }
 
+/* The smallest piece -j cuts a file into: SCAN_PIECE_MIN, or $SMTPDIAG_SCAN_PIECE_MIN bytes. */
+static off_t piece_min(void)
+{
+	const char *e = getenv("SMTPDIAG_SCAN_PIECE_MIN");
+	char *end;
+	long long v;
+
+	if (!e || !*e)
+		return SCAN_PIECE_MIN;
+	errno = 0;
+	v = strtoll(e, &end, 10);
+	return !errno && !*end && v > 0 ? (off_t)v : SCAN_PIECE_MIN;
+}
+
+/* What the threads read: each input whole; with --summary and -j N, a plain
+ * regular file of two pieces or more is read as up to N pieces cut at line
+ * ends (the counts do not depend on the order of the lines, and each piece's
+ * summary is merged in file order). Sets *n; NULL when out of memory. */
+static scan_task *make_tasks(const scan_opts *o, char **paths, int npaths, int *n)
+{
+	int split = o->summary && o->jobs > 1 && !o->follow;
+	size_t cap = (size_t)npaths * (split ? (size_t)o->jobs : 1);
+	scan_task *t = calloc(cap, sizeof(*t));
+	off_t *cuts = calloc((size_t)o->jobs + 1, sizeof(off_t));
+	off_t min = piece_min();
+
+	*n = 0;
+	if (!t || !cuts) {
+		free(t);
+		free(cuts);
+		return NULL;
+	}
+	for (int i = 0; i < npaths; i++) {
+		int k = split ? scan_split(paths[i], o->jobs, min, cuts) : 1;
+		if (k < 2) {
+			t[(*n)++] = (scan_task){ paths[i], 0, 0 };
+			continue;
+		}
+		for (int j = 0; j < k; j++)
+			t[(*n)++] = (scan_task){ paths[i], cuts[j], cuts[j + 1] };
+	}
+	free(cuts);
+	return t;
+}
+
 int cmd_scan(int argc, char **argv)
 {
 	scan_opts o;
 	worker *ws;
-	int first = argc, npaths, nw, rc, outerr = 0;
+	int first = argc, npaths, ntasks, nw, rc, outerr = 0;
 	char **paths;
+	scan_task *tasks;
 
 	if ((rc = parse_args(argc, argv, &o, &first)) >= 0)
 		return rc;
@@ -712,9 +805,11 @@ int cmd_scan(int argc, char **argv)
 	}
 	paths = argv + first;
 	npaths = argc - first;
-	nw = o.jobs < npaths ? o.jobs : npaths;
-	if (!(ws = calloc((size_t)nw, sizeof(worker)))) {
+	tasks = make_tasks(&o, paths, npaths, &ntasks);
+	nw = o.jobs < ntasks ? o.jobs : ntasks > 1 ? ntasks : 1;
+	if (!tasks || !(ws = calloc((size_t)nw, sizeof(worker)))) {
 		cli_err("scan: out of memory");
+		free(tasks);
 		smtpdiag_rules_free(o.rules);
 		return EXIT_FAIL_;
 	}
@@ -724,6 +819,7 @@ int cmd_scan(int argc, char **argv)
 			for (int k = 0; k <= i; k++)
 				worker_free(&ws[k]);
 			free(ws);
+			free(tasks);
 			smtpdiag_rules_free(o.rules);
 			return EXIT_FAIL_;
 		}
@@ -736,9 +832,9 @@ int cmd_scan(int argc, char **argv)
 		if (scan_follow(&ws[0], paths, npaths) < 0)
 			outerr = ENOMEM;
 	} else if (nw == 1) {
-		for (int i = 0; i < npaths; i++)
-			scan_one(&ws[0], paths[i], 1);
-	} else if (run_pool(&o, paths, npaths, ws, nw) < 0) {
+		for (int i = 0; i < ntasks; i++)
+			scan_one(&ws[0], &tasks[i], 1);
+	} else if (run_pool(&o, tasks, ntasks, ws, nw) < 0) {
 		outerr = errno ? errno : EIO;
 	}
 	rc = finish(&o, ws, nw, outerr);
@@ -747,6 +843,7 @@ int cmd_scan(int argc, char **argv)
 	for (int i = 0; i < nw; i++)
 		worker_free(&ws[i]);
 	free(ws);
+	free(tasks);
 	smtpdiag_rules_free(o.rules);
 	return rc;
 }

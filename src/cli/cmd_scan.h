@@ -39,7 +39,8 @@ typedef struct scan_src {
 	int regular;          /* a regular file (for progress and --follow) */
 	dev_t dev;
 	ino_t ino;
-	off_t off;            /* raw bytes read from fd */
+	off_t off;            /* raw bytes read from fd (the offset in the file) */
+	off_t end;            /* a piece: the offset where it ends; 0 for the whole file */
 	unsigned char tail[SCAN_TAIL];  /* the last raw bytes read, to see a file rewritten */
 	size_t ntail;
 	off_t size;           /* size when opened (regular files) */
@@ -61,6 +62,15 @@ typedef struct scan_src {
  * member whose output exceeds SCAN_GZ_MEMBER_MAX cannot be held: its lines go
  * before the check and src->munchecked is set (the caller says so). */
 int scan_src_open(scan_src *src, const char *path);
+/* Open the piece [start, end) of a plain regular file that scan_split cut
+ * (start 0, end 0: the whole input, as scan_src_open). */
+int scan_src_open_piece(scan_src *src, const char *path, off_t start, off_t end);
+/* Cut a plain (not gzip) regular file of at least 2 * min_piece bytes into at
+ * most n pieces of at least min_piece bytes each, at line ends, so that every
+ * line is in one piece whole: cuts[0..k] get the k + 1 boundaries (cuts[0] 0,
+ * cuts[k] the size; cuts has room for n + 1). Returns k, the number of pieces;
+ * 1 (the input whole, cuts unset past cuts[1]) for anything else. */
+int scan_split(const char *path, int n, off_t min_piece, off_t *cuts);
 /* Read what is there and hand over every complete line. Returns 1 while more
  * may come, 0 at the end of the data, -1 on a read error (src->err). */
 int scan_src_pump(scan_src *src);

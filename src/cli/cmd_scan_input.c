@@ -3,7 +3,8 @@
  * Large reads into one buffer, line ends found with memchr, lines handed over
  * in place (no copy). What is left of a line at the end of a read moves to
  * the front of the buffer; a line longer than SCAN_MAX_LINE is skipped up to
- * its end and reported once. gzip input (recognised by its magic bytes, not
+ * its end and reported once. A plain regular file can be read as pieces cut
+ * at line ends (scan_split), one reader per piece. gzip input (recognised by its magic bytes, not
  * its name; concatenated members too) is inflated as it is read. (Measured:
  * mapping the file instead costs more in page faults than read() in copies.) */
 #include <errno.h>
@@ -57,7 +58,15 @@ static void keep_tail(scan_src *s, const unsigned char *p, size_t r)
  * "nothing for now" lets the caller see that it must stop. */
 static ssize_t raw_read(scan_src *s, void *dst, size_t n)
 {
-	ssize_t r = read(s->fd, dst, n);
+	ssize_t r;
+
+	if (s->end) { /* a piece of the file: nothing past its end */
+		if (s->off >= s->end)
+			return 0;
+		if ((off_t)n > s->end - s->off)
+			n = (size_t)(s->end - s->off);
+	}
+	r = read(s->fd, dst, n);
 
 	if (r < 0)
 		return errno == EINTR ? 0 : -1;
@@ -104,7 +113,13 @@ static int sniff(scan_src *s)
 
 int scan_src_open(scan_src *s, const char *path)
 {
+	return scan_src_open_piece(s, path, 0, 0);
+}
+
+int scan_src_open_piece(scan_src *s, const char *path, off_t start, off_t end)
+{
 	s->path = path;
+	s->end = end;
 	s->err[0] = 0;
 	s->gz = s->zend = s->skipping = 0;
 	s->len = s->zlen = s->zpos = s->ntail = 0;
@@ -129,7 +144,60 @@ int scan_src_open(scan_src *s, const char *path)
 		seterr(s, "out of memory", 0);
 		return -1;
 	}
+	if (start) { /* a later piece of a plain file (scan_split saw its first bytes) */
+		if (lseek(s->fd, start, SEEK_SET) != start) {
+			seterr(s, "cannot seek", errno);
+			return -1;
+		}
+		s->off = start;
+		return 0;
+	}
 	return sniff(s);
+}
+
+/* The first line end at or after pos (the offset after it), or size. */
+static off_t line_end_from(int fd, off_t pos, off_t size)
+{
+	char b[1 << 16];
+
+	while (pos < size) {
+		ssize_t r = pread(fd, b, sizeof(b), pos);
+		const char *nl;
+		if (r <= 0)
+			return size;
+		if ((nl = memchr(b, '\n', (size_t)r)) != NULL)
+			return pos + (nl - b) + 1;
+		pos += r;
+	}
+	return size;
+}
+
+int scan_split(const char *path, int n, off_t min_piece, off_t *cuts)
+{
+	unsigned char magic[2];
+	struct stat st;
+	int fd, k = 0;
+
+	cuts[0] = 0;
+	cuts[1] = 0;
+	if (n < 2 || min_piece < 1 || !strcmp(path, "-") || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size / min_piece < 2 ||
+	    pread(fd, magic, 2, 0) != 2 || (magic[0] == 0x1f && magic[1] == 0x8b)) {
+		close(fd);
+		return 1;
+	}
+	if (st.st_size / min_piece < n)
+		n = (int)(st.st_size / min_piece);
+	for (int i = 1; i < n; i++) {
+		/* cut after the line end that the byte before the even share ends */
+		off_t c = line_end_from(fd, st.st_size / n * i - 1, st.st_size);
+		if (c > cuts[k] && c < st.st_size)
+			cuts[++k] = c;
+	}
+	cuts[++k] = st.st_size;
+	close(fd);
+	return k;
 }
 
 /* After a member's output went out: another member, or the end of the data

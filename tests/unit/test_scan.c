@@ -400,6 +400,48 @@ static void test_local_words(void **state)
 	smtpdiag_scanner_free(s);
 }
 
+/* ---- a delivery's verdict is remembered by its codes ---- */
+
+/* Records of deliveries whose codes repeat with other texts, relays, commands
+ * and recipients: a scanner that has seen the codes before (and remembers the
+ * verdict) gives, in JSON, what a new scanner gives. */
+static void test_sent_cache(void **state)
+{
+	static const char *const lines[] = {
+		"Mar  3 09:00:01 mx1 postfix/smtp[1]: Q1: to=<a@gmail.com>, relay=gmail-smtp-in.l.google.com[142.250.1.1]:25, delay=1, dsn=2.0.0, status=sent (250 2.0.0 OK  1709456401 x1 - gsmtp)",
+		"Mar  3 09:00:02 mx1 postfix/smtp[1]: Q2: to=<b@outlook.com>, relay=outlook-com.olc.protection.outlook.com[52.1.1.1]:25, delay=1, dsn=2.0.0, status=sent (250 2.0.0 blocked using zen.spamhaus.org; quota exceeded (in reply to RCPT TO command))",
+		"Mar  3 09:00:03 mx1 postfix/smtp[1]: Q3: to=<c@example.org>, relay=mx.example.org[192.0.2.1]:25, delay=1, dsn=2.0.0, status=sent (250 2.0.0 Ok: queued as 4XYZ)",
+		"Mar  3 09:00:04 mx1 postfix/smtp[1]: Q4: to=<d@example.org>, relay=mx.example.org[192.0.2.1]:25, delay=1, dsn=2.0.0, status=sent (250 5.7.26 accepted, but DMARC failed: sender not authorized)",
+		"Mar  3 09:00:05 mx1 postfix/smtp[1]: Q5: to=<e@yahoo.com>, relay=mta7.am0.yahoodns.net[98.1.1.1]:25, delay=1, dsn=2.0.0, status=sent (250 5.7.1 user unknown, mailbox disabled)",
+		"Mar  3 09:00:06 mx1 postfix/local[2]: Q6: to=<f@example.com>, relay=local, delay=0, dsn=2.0.0, status=sent (delivered to mailbox)",
+		"Mar  3 09:00:07 mx1 postfix/local[2]: Q7: to=<g@example.com>, relay=local, delay=0, dsn=2.0.0, status=sent (delivered to command: procmail -a \"$EXTENSION\" over quota)",
+		"Mar  3 09:00:08 mx1 postfix/smtp[1]: Q8: to=<h@gmx.de>, relay=mx00.gmx.net[212.1.1.1]:25, delay=1, dsn=2.6.0, status=sent (250 2.6.0 Message accepted; greylisted before)",
+		"Mar  3 09:00:09 mx1 postfix/smtp[1]: Q9: to=<i@gmx.de>, relay=mx00.gmx.net[212.1.1.1]:25, delay=1, dsn=2.6.0, status=sent (250 2.6.0 <id@x> [InternalId=1] Queued mail for delivery (in reply to end of DATA command))",
+		"Mar  3 09:00:10 mx1 postfix/lmtp[3]: Q10: to=<j@example.com>, relay=mail.example.com[private/dovecot-lmtp], delay=0, dsn=2.0.0, status=sent (250 2.0.0 <j@example.com> Saved; authentication failed before)",
+	};
+	smtpdiag_scanner *seen = utc_scanner();
+	smtpdiag_buf a = { NULL, 0, 0, 0 }, b = { NULL, 0, 0, 0 };
+
+	(void)state;
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+			smtpdiag_scanner *fresh = utc_scanner();
+			a.len = b.len = 0;
+			assert_int_equal(scan(seen, lines[i]), 1);
+			assert_int_equal(scan(fresh, lines[i]), 1);
+			assert_string_equal(smtpdiag_scanner_rec(seen, 0)->action, "sent");
+			smtpdiag_logrec_json(smtpdiag_scanner_rec(seen, 0), &a);
+			smtpdiag_logrec_json(smtpdiag_scanner_rec(fresh, 0), &b);
+			smtpdiag_buf_append(&a, "", 1);
+			smtpdiag_buf_append(&b, "", 1);
+			assert_string_equal(a.data, b.data);
+			smtpdiag_scanner_free(fresh);
+		}
+	smtpdiag_buf_free(&a);
+	smtpdiag_buf_free(&b);
+	smtpdiag_scanner_free(seen);
+}
+
 /* ---- output ---- */
 
 static void test_json(void **state)
@@ -440,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_local_words),
+		cmocka_unit_test(test_sent_cache),
 		cmocka_unit_test(test_json),
 	};
 

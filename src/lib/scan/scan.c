@@ -30,10 +30,12 @@ struct smtpdiag_scanner {
 	int64_t tz_hour;         /* last local hour looked up, and its offset */
 	long tz_off;
 	int tz_valid;
-	struct {                 /* issues of the codes of sent lines, by pair */
+	struct {                 /* issues and verdict of the codes of sent lines, by pair */
 		int rc, valid;
 		char status[SD_STATUS_MAX];
 		unsigned issues;
+		int has_verdict;     /* v is the verdict of a delivery with these codes */
+		sd_verdict v;
 	} ic[SD_SCAN_ISSUE_CACHE];
 };
 
@@ -251,39 +253,56 @@ static void decide(smtpdiag_scanner *s, const sd_lograw *r, const rec_work *w,
 	sd_verdict_decide(s->cls, &ev, v);
 }
 
-/* Issues of a success reply: they depend on the codes alone (a vendor's reuse
- * of a code is recognised on failures), so they are remembered by pair. */
-static unsigned sent_issues(smtpdiag_scanner *s, int rc, const char *status)
+/* The cache slot of a success reply's codes, filled with their issues: they
+ * depend on the codes alone (a vendor's reuse of a code is recognised on
+ * failures), so they are remembered by pair. */
+static size_t sent_slot(smtpdiag_scanner *s, int rc, const char *status)
 {
 	size_t h = ((size_t)rc * 31 + (status[0] ? (unsigned char)status[2] * 7 + (unsigned char)status[4] : 0)) %
 		   SD_SCAN_ISSUE_CACHE;
 	sd_status ps;
 
 	if (s->ic[h].valid && s->ic[h].rc == rc && !strcmp(s->ic[h].status, status))
-		return s->ic[h].issues;
+		return h;
 	memset(&ps, 0, sizeof(ps));
 	if (status[0])
 		sd_status_parse(status, strlen(status), &ps);
 	s->ic[h].rc = rc;
 	s->ic[h].valid = 1;
+	s->ic[h].has_verdict = 0;
 	sd_strlcpy(s->ic[h].status, status, strlen(status), SD_STATUS_MAX);
 	s->ic[h].issues = sd_code_issues(rc, status[0] ? &ps : NULL, NULL, 0, NULL);
-	return s->ic[h].issues;
+	return h;
 }
 
-/* The verdict (the engine's) and the issues of the codes. */
+/* The verdict (the engine's) and the issues of the codes. A delivery's
+ * verdict, without user rules, follows from its action and codes alone (the
+ * engine reads no text, command or host for it: reason delivered, and the
+ * sender-side policy of the codes): with a status it is remembered by codes,
+ * as the issues are. */
 static void verdict(smtpdiag_scanner *s, const sd_lograw *r, rec_work *w, smtpdiag_logrec *o)
 {
 	sd_verdict v;
 	sd_status ps;
+	size_t k;
 
+	if (r->action == SD_ACT_SENT && !s->user && o->status[0]) {
+		k = sent_slot(s, w->rc, o->status);
+		if (!s->ic[k].has_verdict) {
+			decide(s, r, w, o, &s->ic[k].v);
+			s->ic[k].has_verdict = 1;
+		}
+		sd_verdict_to_logrec(&s->arena, &s->ic[k].v, o);
+		o->issues = s->ic[k].issues;
+		return;
+	}
 	decide(s, r, w, o, &v);
 	sd_verdict_to_logrec(&s->arena, &v, o);
 	o->issues = 0;
 	if (!w->rc && !o->status[0])
 		return;
 	if (r->action == SD_ACT_SENT) {
-		o->issues = sent_issues(s, w->rc, o->status);
+		o->issues = s->ic[sent_slot(s, w->rc, o->status)].issues;
 		return;
 	}
 	memset(&ps, 0, sizeof(ps));
@@ -356,7 +375,7 @@ static int dispatch(sd_logline *l)
 	sd_str prog = l->h.program;
 	const char *slash = prog.n ? memrchr(prog.p, '/', prog.n) : NULL;
 
-	if (l->h.exim || starts_ci(prog, "exim")) {
+	if (l->h.exim || (prog.n >= 4 && (prog.p[0] | 0x20) == 'e' && starts_ci(prog, "exim"))) {
 		l->format = "exim";
 		return sd_scan_exim(l);
 	}

@@ -27,7 +27,7 @@ int sd_scan_postfix_agent(sd_str agent)
 	if (agent.n < 4 || agent.n > 7)
 		return 0;
 	for (size_t i = 0; i < sizeof(agents) / sizeof(agents[0]); i++)
-		if (agent.n == agents[i].n && !memcmp(agent.p, agents[i].name, agent.n))
+		if (agent.n == agents[i].n && agent.p[0] == agents[i].name[0] && !memcmp(agent.p, agents[i].name, agent.n))
 			return 1;
 	return 0;
 }

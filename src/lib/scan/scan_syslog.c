@@ -23,12 +23,30 @@ static int dig(const char *p, int k)
 
 static int month_of(const char *p)
 {
-	static const char names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	/* the three bytes as one number: one switch, no loop over the names */
+	switch (((unsigned)(unsigned char)p[0] << 16) | ((unsigned)(unsigned char)p[1] << 8) | (unsigned char)p[2]) {
+	case 'J' << 16 | 'a' << 8 | 'n': return 1;
+	case 'F' << 16 | 'e' << 8 | 'b': return 2;
+	case 'M' << 16 | 'a' << 8 | 'r': return 3;
+	case 'A' << 16 | 'p' << 8 | 'r': return 4;
+	case 'M' << 16 | 'a' << 8 | 'y': return 5;
+	case 'J' << 16 | 'u' << 8 | 'n': return 6;
+	case 'J' << 16 | 'u' << 8 | 'l': return 7;
+	case 'A' << 16 | 'u' << 8 | 'g': return 8;
+	case 'S' << 16 | 'e' << 8 | 'p': return 9;
+	case 'O' << 16 | 'c' << 8 | 't': return 10;
+	case 'N' << 16 | 'o' << 8 | 'v': return 11;
+	case 'D' << 16 | 'e' << 8 | 'c': return 12;
+	default: return 0;
+	}
+}
 
-	for (int i = 0; i < 12; i++)
-		if (p[0] == names[i * 3] && p[1] == names[i * 3 + 1] && p[2] == names[i * 3 + 2])
-			return i + 1;
-	return 0;
+/* Two digits at p, or -1. */
+static inline int dig2(const char *p)
+{
+	unsigned a = (unsigned)(unsigned char)p[0] - '0', b = (unsigned)(unsigned char)p[1] - '0';
+
+	return a <= 9 && b <= 9 ? (int)(a * 10 + b) : -1;
 }
 
 /* "hh:mm:ss" at p (8 bytes available). */
@@ -36,9 +54,9 @@ static int clock_at(const char *p, sd_logtime *t)
 {
 	if (p[2] != ':' || p[5] != ':')
 		return 0;
-	t->hour = dig(p, 2);
-	t->min = dig(p + 3, 2);
-	t->sec = dig(p + 6, 2);
+	t->hour = dig2(p);
+	t->min = dig2(p + 3);
+	t->sec = dig2(p + 6);
 	return t->hour >= 0 && t->hour < 24 && t->min >= 0 && t->min < 60 && t->sec >= 0 && t->sec <= 60;
 }
 
@@ -57,7 +75,7 @@ static size_t time_3164(const char *p, size_t n, sd_logtime *t)
 {
 	if (n < 15 || p[3] != ' ' || p[6] != ' ' || !(t->mon = month_of(p)))
 		return 0;
-	t->day = p[4] == ' ' ? dig(p + 5, 1) : dig(p + 4, 2);
+	t->day = p[4] == ' ' ? dig(p + 5, 1) : dig2(p + 4);
 	if (t->day < 1 || t->day > 31 || !clock_at(p + 7, t))
 		return 0;
 	t->has_year = 0;
@@ -151,22 +169,44 @@ int64_t sd_exim_id_time(const char *p)
 
 /* ---- host and tag ---- */
 
+/* The offset of the first byte x, y or z at or after i, or n: eight bytes at
+ * a time (the envelope's fields are short; a call costs more than the scan). */
+static inline size_t first_of(const char *p, size_t n, size_t i, char x, char y, char z)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v, a, b, c, m;
+		memcpy(&v, p + i, 8);
+		a = v ^ (ones * (unsigned char)x);
+		b = v ^ (ones * (unsigned char)y);
+		c = v ^ (ones * (unsigned char)z);
+		/* a byte is zero where v has the byte: the lowest flag is exact */
+		m = ((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c);
+		m &= highs;
+		if (m)
+			return i + (size_t)__builtin_ctzll(m) / 8;
+	}
+#endif
+	while (i < n && p[i] != x && p[i] != y && p[i] != z)
+		i++;
+	return i;
+}
+
 /* " host " after a time: sets h->host; the offset of what follows, or 0. */
 static size_t host_at(const char *p, size_t n, size_t i, sd_loghdr *h)
 {
-	size_t s;
+	size_t e;
 
 	if (i >= n || p[i] != ' ')
 		return 0;
 	while (i < n && p[i] == ' ')
 		i++;
-	s = i;
-	while (i < n && p[i] != ' ')
-		i++;
-	if (i >= n || i == s)
+	if (i >= n || (e = first_of(p, n, i, ' ', ' ', ' ')) >= n)
 		return 0;
-	h->host = (sd_str){ p + s, i - s };
-	return i + 1;
+	h->host = (sd_str){ p + i, e - i };
+	return e + 1;
 }
 
 /* "prog[pid]: msg" or "prog: msg" at p + i. */
@@ -174,14 +214,12 @@ static int tag_at(const char *p, size_t n, size_t i, sd_loghdr *h)
 {
 	size_t s = i;
 
-	while (i < n && p[i] != '[' && p[i] != ':' && p[i] != ' ')
-		i++;
+	i = first_of(p, n, i, ' ', ':', '[');
 	if (i == s || i >= n || p[i] == ' ')
 		return 0;
 	h->program = (sd_str){ p + s, i - s };
 	if (p[i] == '[') {
-		while (i < n && p[i] != ']')
-			i++;
+		i = first_of(p, n, i, ']', ']', ']');
 		if (++i >= n || p[i] != ':')
 			return 0;
 	}

@@ -23,6 +23,7 @@
 typedef struct sum_ctr {
 	char **keys;
 	unsigned long *counts;
+	uint32_t *hashes;        /* each key's hash: most probes end without a strcmp */
 	size_t n, cap;           /* cap: a power of two */
 	unsigned long other;     /* counts of keys past SMTPDIAG_SUMMARY_MAX_KEYS */
 } sum_ctr;
@@ -53,13 +54,22 @@ struct smtpdiag_summary {
 	unsigned long late_other;
 };
 
+/* A key's hash, eight bytes at a time (the keys are short; one is hashed per
+ * table a record counts in). */
 static uint64_t hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
+	size_t n = strlen(s);
+	uint64_t h = 1469598103934665603ull ^ n, w;
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 32);
 }
 
 static int full(size_t n, size_t cap)
@@ -69,36 +79,40 @@ static int full(size_t n, size_t cap)
 
 /* ---- counters ---- */
 
-static size_t find(const sum_ctr *c, const char *k)
+static size_t find(const sum_ctr *c, const char *k, uint32_t h)
 {
-	size_t i = (size_t)hash(k) & (c->cap - 1);
+	size_t i = (size_t)h & (c->cap - 1);
 
-	while (c->keys[i] && strcmp(c->keys[i], k))
+	while (c->keys[i] && (c->hashes[i] != h || strcmp(c->keys[i], k)))
 		i = (i + 1) & (c->cap - 1);
 	return i;
 }
 
 static int grow(sum_ctr *c)
 {
-	sum_ctr g = { NULL, NULL, c->n, c->cap ? c->cap * 2 : SUM_TABLE_FIRST, c->other };
+	sum_ctr g = { NULL, NULL, NULL, c->n, c->cap ? c->cap * 2 : SUM_TABLE_FIRST, c->other };
 
 	g.keys = calloc(g.cap, sizeof(char *));
 	g.counts = calloc(g.cap, sizeof(unsigned long));
-	if (!g.keys || !g.counts) {
+	g.hashes = calloc(g.cap, sizeof(uint32_t));
+	if (!g.keys || !g.counts || !g.hashes) {
 		free(g.keys);
 		free(g.counts);
+		free(g.hashes);
 		return -1;
 	}
 	for (size_t i = 0; i < c->cap; i++) {
 		size_t j;
 		if (!c->keys[i])
 			continue;
-		j = find(&g, c->keys[i]);
+		j = find(&g, c->keys[i], c->hashes[i]);
 		g.keys[j] = c->keys[i];
 		g.counts[j] = c->counts[i];
+		g.hashes[j] = c->hashes[i];
 	}
 	free(c->keys);
 	free(c->counts);
+	free(c->hashes);
 	*c = g;
 	return 0;
 }
@@ -107,12 +121,14 @@ static int grow(sum_ctr *c)
 static int ctr_add(sum_ctr *c, const char *key, unsigned long by)
 {
 	size_t i;
+	uint32_t h;
 
 	if (full(c->n, c->cap) && c->n < SMTPDIAG_SUMMARY_MAX_KEYS && grow(c) < 0) {
 		c->other += by;
 		return -1;
 	}
-	i = find(c, key);
+	h = (uint32_t)hash(key);
+	i = find(c, key, h);
 	if (c->keys[i]) {
 		c->counts[i] += by;
 		return 0;
@@ -126,6 +142,7 @@ static int ctr_add(sum_ctr *c, const char *key, unsigned long by)
 		return -1;
 	}
 	c->counts[i] = by;
+	c->hashes[i] = h;
 	c->n++;
 	return 0;
 }
@@ -147,6 +164,7 @@ static void ctr_free(sum_ctr *c)
 		free(c->keys[i]);
 	free(c->keys);
 	free(c->counts);
+	free(c->hashes);
 }
 
 /* ---- messages deferred past the give-up time ---- */
@@ -267,9 +285,21 @@ static int bounced_4xx(const smtpdiag_logrec *r)
 	return r->delay < SMTPDIAG_SUMMARY_GIVEUP_SECONDS; /* unknown (-1) counts */
 }
 
+/* "550 5.1.1", "550", "5.1.1" or "" (cut to cap - 1 bytes). */
 static void code_key(const smtpdiag_logrec *r, char *out, size_t cap)
 {
-	snprintf(out, cap, "%s%s%s", r->replycode, r->replycode[0] && r->status[0] ? " " : "", r->status);
+	size_t a = strlen(r->replycode), b = strlen(r->status), k = 0;
+
+	if (a > cap - 1)
+		a = cap - 1;
+	memcpy(out, r->replycode, a);
+	k = a;
+	if (a && b && k < cap - 1)
+		out[k++] = ' ';
+	if (b > cap - 1 - k)
+		b = cap - 1 - k;
+	memcpy(out + k, r->status, b);
+	out[k + b] = 0;
 }
 
 static void domain_key(const char *rcpt, char *out, size_t cap)
