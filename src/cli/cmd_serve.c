@@ -76,7 +76,7 @@ static const cli_opt opts[] = {
 	[V_FOLLOW] = { "follow", 0, CLI_FLAG, NULL,
 		       "follow the LOG operands as scan --follow does (rotation, truncation) and count "
 		       "them on /metrics: deliveries, rejects, the follower's health (docs/metrics.md); "
-		       "they are opened after --user applies" },
+		       "they are opened after --user applies; SIGHUP then stops the server too" },
 	[V_END] = { NULL, 0, 0, NULL, NULL }
 };
 

@@ -799,6 +799,8 @@ int httpd_run(const httpd_config *conf, char *err, size_t errlen)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	if (c.side_start)
+		sigaddset(&sigs, SIGHUP); /* stops following logs cleanly, as it stops scan --follow */
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* the pool's threads inherit the mask */
 	user_rules = c.rules;
 	reqid_init();
@@ -818,7 +820,7 @@ int httpd_run(const httpd_config *conf, char *err, size_t errlen)
 	}
 	while (sigwait(&sigs, &sig) != 0)
 		;
-	fprintf(stderr, "smtpdiag: serve: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	fprintf(stderr, "smtpdiag: serve: %s: stopping\n", sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM");
 	listen_notify("STOPPING=1\nSTATUS=stopping");
 	stop_daemon(d, &sigs);
 	guard_stop();

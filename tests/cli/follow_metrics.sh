@@ -4,7 +4,8 @@
 # rename and one by copytruncate), scraped with curl: exact counts of deliveries
 # by action, reason and advice, recipient domains past the 20 that get a label
 # folded into "other", the follower's health, the lag; the text parses as the
-# Prometheus text format; scan's server answers /metrics and /healthz only.
+# Prometheus text format; scan's server answers /metrics and /healthz only. Then
+# a log that tests/cli/logwriter writes and rotates while it is followed.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prom_lib.sh"
 need curl
@@ -68,6 +69,7 @@ expect_err "after --follow" "serve LOG without --follow: says where logs go"
 # --- scan --follow --metrics-listen
 L=$TMP/mail.log
 : >"$L"
+: >"$TMP/scan.err" # there before wait_port reads it
 "$BIN" scan --follow --metrics-listen 127.0.0.1:0 "$L" >"$TMP/scan.out" 2>"$TMP/scan.err" &
 spid=$!
 wait_port "$TMP/scan.err"
@@ -154,6 +156,29 @@ rc=$?
 spid=""
 ok_if "$([ $rc -eq 0 ] && echo 1)" "scan stops cleanly on SIGTERM (exit $rc)"
 ok_if "$([ "$(grep -c '"action":' "$TMP/scan.out")" -eq 96 ] && echo 1)" "scan wrote the 96 records as without --metrics-listen"
+
+# --- a log written and rotated by rename 3 times while it is followed (tests/cli/logwriter)
+W=$TMP/busy.log
+: >"$W"
+: >"$TMP/busy.err"
+"$BIN" scan --follow --metrics-listen 127.0.0.1:0 "$W" >/dev/null 2>"$TMP/busy.err" &
+spid=$!
+wait_port "$TMP/busy.err"
+SP=$PORT
+EVERY=10 DELAY=8 sh "$(dirname "$0")/logwriter" rename "$W" 1500
+until_value "$SP" 'smtpdiag_follow_rotations_total{kind="rename"}' 3
+until_value "$SP" smtpdiag_follow_lines_read_total 1500
+is smtpdiag_follow_lines_read_total 1500
+is 'smtpdiag_follow_rotations_total{kind="rename"}' 3
+is 'smtpdiag_log_deliveries_total{action="sent",reason="delivered",advice="none"}' 1500
+is 'smtpdiag_log_domain_deliveries_total{domain="example.org",action="sent"}' 1498
+is 'smtpdiag_log_domain_deliveries_total{domain="other",action="sent"}' 2
+parses "a busy log"
+kill -HUP "$spid"
+wait "$spid"
+rc=$?
+spid=""
+ok_if "$([ $rc -eq 0 ] && grep -q 'SIGHUP: stopping' "$TMP/busy.err" && echo 1)" "SIGHUP stops scan --metrics-listen cleanly, as it stops scan --follow (exit $rc)"
 
 # --- serve --follow: the same counts beside the rest of serve
 L2=$TMP/serve.log
