@@ -31,10 +31,10 @@ bounced() {
 scrape() { curl -s --max-time 10 "http://127.0.0.1:$1/metrics" >"$TMP/m"; }
 # value SERIES: its value in $TMP/m ("" when none)
 value() { awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2) }' "$TMP/m"; }
-# until PORT SERIES VALUE: scrape until SERIES has VALUE (10 s at most)
+# until_value PORT SERIES VALUE: scrape until SERIES has VALUE (20 s at most)
 until_value() {
 	i=0
-	while scrape "$1" && [ "$(value "$2")" != "$3" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	while scrape "$1" && [ "$(value "$2")" != "$3" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 }
 # is SERIES VALUE: the last scrape has it
 is() {
