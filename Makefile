@@ -143,10 +143,12 @@ $(BUILD)/smtpdiag.pc: smtpdiag.pc.in FORCE
 $(BUILD)/tests/%: tests/unit/%.c $(STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALLCFLAGS) -Wno-missing-prototypes $< -o $@ \
-	  $(filter $(BUILD)/src/cli/%.o,$^) $(STATIC) -lcmocka $(LDLIBS)
+	  $(filter $(BUILD)/src/cli/%.o $(BUILD)/src/httpd/%.o,$^) $(STATIC) -lcmocka $(LDLIBS)
 
 # decode's input walker is tested on its own
 $(BUILD)/tests/test_input: $(BUILD)/src/cli/input.o
+# and the metrics of followed logs
+$(BUILD)/tests/test_logmetrics: $(BUILD)/src/httpd/logmetrics.o
 
 # Misbehaving HTTP clients for the serve tests and the soak bench (loopback only).
 $(BUILD)/tests/hostile: tests/hostile.c

@@ -21,13 +21,14 @@
 #include "cli_store.h"
 #include "cmd_scan.h"
 #include "opts.h"
+#include "../httpd/httpd.h"
 
 #define SCAN_MAX_JOBS 256          /* -j */
 #define SCAN_OUT_FLUSH (256u << 10) /* bytes of output gathered before a write */
 #define SCAN_PROGRESS_MS 250       /* progress bar refresh */
 #define SCAN_PIECE_MIN ((off_t)8 << 20) /* -j --summary: bytes of a piece of one file, at least */
 
-enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_INCIDENTS, S_END };
+enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_INCIDENTS, S_METRICS_LISTEN, S_END };
 
 static const cli_opt opts[] = {
 	[S_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -60,6 +61,10 @@ static const cli_opt opts[] = {
 			  "sending domain, broken block list checks), then deferrals and bounces per "
 			  "destination domain and hour: JSON Lines, or a report with --format text "
 			  "(docs/incidents.md)" },
+	[S_METRICS_LISTEN] = { "metrics-listen", 0, CLI_VALUE, "ADDR",
+			       "with --follow, serve /metrics (Prometheus: docs/metrics.md) of the "
+			       "followed logs on ADDR (HOST:PORT, [IPV6]:PORT, :PORT or PORT, as serve "
+			       "--listen) and /healthz, nothing else" },
 	[S_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -95,6 +100,9 @@ typedef struct scan_opts {
 	smtpdiag_rules *rules; /* shared read-only by the workers' scanners */
 	const char *store_url;
 	scan_store *st;  /* NULL without --store */
+	const char *metrics_listen; /* --metrics-listen */
+	int metrics;     /* count lines and records into /metrics (logmetrics.h) */
+	int count_only;  /* serve --follow: write no records */
 } scan_opts;
 
 /* What one thread reads at a time: an input, or a piece of one (-j over a
@@ -114,7 +122,7 @@ struct worker {
 	int werr;
 };
 
-volatile sig_atomic_t scan_stop;
+atomic_int scan_stop;
 
 /* ---- progress bar (stderr is a terminal, every input a regular file) ---- */
 
@@ -245,6 +253,10 @@ static void text_line(worker *w, const smtpdiag_logrec *r)
 
 static void emit(worker *w, const smtpdiag_logrec *r)
 {
+	if (w->o->metrics)
+		logmetrics_record(r);
+	if (w->o->count_only)
+		return;
 	if (w->o->summary) {
 		(void)smtpdiag_summary_add(w->sum, r); /* a key not stored is counted as "other" */
 		return;
@@ -284,6 +296,9 @@ static void on_line(void *ctx, const char *p, size_t n)
 	int rc = smtpdiag_scan_line(w->sc, p, n);
 
 	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_LINES, 1);
+	if (w->o->metrics)
+		logmetrics_line(rc > 0 ? LM_LINE_RECORD : rc == 0 ? LM_LINE_SKIPPED :
+				rc == SMTPDIAG_EPARSE ? LM_LINE_MALFORMED : LM_LINE_OVERLIMIT);
 	if (rc > 0) {
 		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_DELIVERY, 1);
 		for (int i = 0; i < rc; i++)
@@ -303,6 +318,8 @@ static void on_toolong(void *ctx)
 
 	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_LINES, 1);
 	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_OVERLIMIT, 1);
+	if (w->o->metrics)
+		logmetrics_line(LM_LINE_OVERLIMIT);
 }
 
 /* ---- one input ---- */
@@ -537,6 +554,32 @@ static void worker_free(worker *w)
 	smtpdiag_incidents_free(w->inc);
 }
 
+worker *scan_counter_new(const smtpdiag_rules *rules)
+{
+	scan_opts *o = calloc(1, sizeof(*o));
+	worker *w = calloc(1, sizeof(*w));
+
+	if (o && w) {
+		o->follow = o->metrics = o->count_only = 1;
+		o->jobs = 1;
+		if (worker_init(w, o) == 0 && smtpdiag_scanner_set_rules(w->sc, rules) == 0)
+			return w;
+		worker_free(w);
+	}
+	free(o);
+	free(w);
+	return NULL;
+}
+
+void scan_counter_free(worker *w)
+{
+	if (!w)
+		return;
+	free((scan_opts *)w->o);
+	worker_free(w);
+	free(w);
+}
+
 static int run_pool(const scan_opts *o, const scan_task *tasks, int n, worker *ws, int nw)
 {
 	pool p;
@@ -618,6 +661,10 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case S_INCIDENTS:
 		o->incidents = 1;
 		break;
+	case S_METRICS_LISTEN:
+		o->metrics_listen = p->value;
+		o->metrics = 1;
+		break;
 	}
 	return -1;
 }
@@ -639,6 +686,8 @@ static int parse_args(int argc, char **argv, scan_opts *o, int *first)
 		return cli_usage(&scan_cmd, "--store records the attempts; leave out --summary");
 	if (o->incidents && (o->summary || o->store_url))
 		return cli_usage(&scan_cmd, "--incidents prints only the incidents; leave out --summary and --store");
+	if (o->metrics_listen && !o->follow)
+		return cli_usage(&scan_cmd, "--metrics-listen serves the counts of followed logs; add --follow");
 	return cli_rules_load("scan", o->rules_path, &o->rules);
 }
 
@@ -660,6 +709,33 @@ static int print_incidents(const scan_opts *o, worker *ws, int nw)
 		fwrite(b.data, 1, b.len, stdout);
 	smtpdiag_buf_free(&b);
 	return rc;
+}
+
+/* --metrics-listen: follow on a thread beside a server of /metrics and /healthz.
+ * Returns -1 when it ran and stopped, else the exit status of a server that
+ * could not start. */
+static int follow_serving(const scan_opts *o, worker *w, char **paths, int n, int *outerr)
+{
+	scan_live live = { .w = w, .paths = paths, .n = n };
+	httpd_config c;
+	char err[256] = "";
+
+	httpd_config_init(&c);
+	c.listen = o->metrics_listen;
+	c.metrics_only = 1;
+	c.access_log = 0;
+	c.threads = 1;
+	c.side_start = scan_live_start;
+	c.side_stop = scan_live_stop;
+	c.side_ctx = &live;
+	logmetrics_enable();
+	if (httpd_mhd_load(err, sizeof(err)) < 0 || httpd_run(&c, err, sizeof(err)) < 0) {
+		cli_err("scan: --metrics-listen: %s", err);
+		return strstr(err, "memory") || strstr(err, "libmicrohttpd") ? EXIT_FAIL_ : EXIT_USAGE_;
+	}
+	if (live.rc < 0)
+		*outerr = ENOMEM;
+	return -1;
 }
 
 /* --summary: the report, or one JSON object with --format json. Returns 0 or an errno. */
@@ -827,7 +903,9 @@ int cmd_scan(int argc, char **argv)
 	if (o.text && !o.summary && !o.incidents)
 		printf("%-19s %-8s %-32s %-3s %-8s %-16s %-24s %-16s %s\n", "TIME", "ACTION", "RECIPIENT", "RC",
 		       "STATUS", "REASON", "ADVICE", "QUEUEID", "REPLY");
-	if (o.follow) {
+	if (o.follow && o.metrics_listen) {
+		rc = follow_serving(&o, &ws[0], paths, npaths, &outerr);
+	} else if (o.follow) {
 		catch_signals();
 		if (scan_follow(&ws[0], paths, npaths) < 0)
 			outerr = ENOMEM;
@@ -837,7 +915,7 @@ int cmd_scan(int argc, char **argv)
 	} else if (run_pool(&o, tasks, ntasks, ws, nw) < 0) {
 		outerr = errno ? errno : EIO;
 	}
-	rc = finish(&o, ws, nw, outerr);
+	rc = rc >= 0 ? rc : finish(&o, ws, nw, outerr);
 	if (o.st)
 		rc = store_close(&o, rc);
 	for (int i = 0; i < nw; i++)

@@ -4,7 +4,9 @@
 #ifndef SMTPDIAG_CMD_SCAN_H
 #define SMTPDIAG_CMD_SCAN_H
 
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -87,7 +89,7 @@ void scan_src_close(scan_src *src);
 
 typedef struct worker worker;  /* one thread's scanner, output and counts */
 
-extern volatile sig_atomic_t scan_stop;  /* SIGINT, SIGTERM or SIGHUP came */
+extern atomic_int scan_stop;  /* SIGINT, SIGTERM or SIGHUP came, or the server beside it stops */
 
 /* Open an input and count it. quiet (--follow looking again): a failure is
  * neither said nor counted. Returns 0 or -1. */
@@ -103,5 +105,25 @@ void scan_flush(worker *w);
 /* Read the paths, then keep reading them as they grow until scan_stop.
  * Returns 0, or -1 when out of memory. */
 int scan_follow(worker *w, char **paths, int n);
+
+/* ---- following beside the HTTP server: serve --follow, scan --follow --metrics-listen ---- */
+
+typedef struct scan_live {
+	worker *w;
+	char **paths;
+	int n;
+	pthread_t th;
+	int started;
+	int rc;          /* scan_follow's */
+} scan_live;
+
+/* httpd_config's side_start and side_stop (ctx: a scan_live): scan_follow on a
+ * thread of its own until scan_live_stop. Returns 0, or -1 when no thread. */
+int scan_live_start(void *live);
+void scan_live_stop(void *live);
+/* serve --follow: a worker whose records are only counted into /metrics, NULL
+ * when out of memory. */
+worker *scan_counter_new(const smtpdiag_rules *rules);
+void scan_counter_free(worker *w);
 
 #endif

@@ -16,7 +16,10 @@
  * our offset), then the file is read again from its start.
  * inotify wakes the loop when the files change or a name is made in their
  * directories; without it, or besides it, files are looked at every
- * SCAN_POLL_MS. */
+ * SCAN_POLL_MS.
+ * Each round tells the follower's health to /metrics (logmetrics.h): the files
+ * held, the bytes not read yet, the rotations seen. serve --follow and scan
+ * --follow --metrics-listen run it on a thread beside the HTTP server. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +34,7 @@
 
 #include "cli.h"
 #include "cmd_scan.h"
+#include "../httpd/httpd.h"
 
 #define SCAN_POLL_MS 250            /* files are looked at at least this often */
 #define SCAN_ROTATE_GRACE_MS 2000   /* a file renamed away is read until quiet this long */
@@ -58,6 +62,7 @@ typedef struct followed {
 	dev_t bad_dev;
 	ino_t bad_ino;
 	int full_said;
+	int had;           /* a file was held for the path: the next one is a rotation */
 } followed;
 
 typedef struct follower {
@@ -160,6 +165,9 @@ static void hold_new(follower *fl, followed *p, int64_t now)
 	h->changed = now;
 	p->f[p->n++] = h;
 	p->full_said = 0;
+	if (p->had)
+		logmetrics_rotation(LM_ROTATE_RENAME);
+	p->had = 1;
 }
 
 /* Read the rest of the file from the copy copytruncate made: the file beside it,
@@ -197,6 +205,7 @@ static void reread(follower *fl, followed *p, held *h)
 {
 	int fd = h->src.ntail && (off_t)h->src.ntail <= h->src.off ? open_copy(p, &h->src) : -1;
 
+	logmetrics_rotation(LM_ROTATE_TRUNCATE);
 	if (fd >= 0) {
 		int own = h->src.fd;
 		h->src.fd = fd;
@@ -331,6 +340,24 @@ static void follow_start(follower *fl, followed *p, const char *path)
 	h->seen = h->src.size;
 	h->changed = now_ms();
 	p->f[p->n++] = h;
+	p->had = 1;
+}
+
+/* The files held, and the bytes written to them that are not read yet. */
+static void tell_health(const follower *fl)
+{
+	long files = 0;
+	long long behind = 0;
+	struct stat st;
+
+	for (int i = 0; i < fl->n; i++)
+		for (int k = 0; k < fl->p[i].n; k++) {
+			const scan_src *s = &fl->p[i].f[k]->src;
+			files++;
+			if (s->regular && fstat(s->fd, &st) == 0 && st.st_size > s->off)
+				behind += (long long)(st.st_size - s->off);
+		}
+	logmetrics_files(files, behind);
 }
 
 int scan_follow(worker *w, char **paths, int n)
@@ -346,6 +373,8 @@ int scan_follow(worker *w, char **paths, int n)
 		for (int i = 0; i < n && !scan_stop; i++)
 			follow_path(&fl, &fl.p[i]);
 		scan_flush(w);
+		tell_health(&fl); /* the count of open incidents goes to logmetrics_incidents_open()
+				   * here; until something counts them the metric is not written */
 		wait_for_change(&fl);
 	}
 	for (int i = 0; i < n; i++)
@@ -355,4 +384,35 @@ int scan_follow(worker *w, char **paths, int n)
 		close(fl.ifd);
 	free(fl.p);
 	return 0;
+}
+
+/* ---- beside the HTTP server ---- */
+
+static void *live_run(void *arg)
+{
+	scan_live *l = arg;
+
+	l->rc = scan_follow(l->w, l->paths, l->n);
+	return NULL;
+}
+
+int scan_live_start(void *arg)
+{
+	scan_live *l = arg;
+
+	scan_stop = 0;
+	if (pthread_create(&l->th, NULL, live_run, l) != 0)
+		return -1;
+	l->started = 1;
+	return 0;
+}
+
+void scan_live_stop(void *arg)
+{
+	scan_live *l = arg;
+
+	scan_stop = 1;
+	if (l->started)
+		pthread_join(l->th, NULL);
+	l->started = 0;
 }

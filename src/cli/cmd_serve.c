@@ -5,13 +5,14 @@
 
 #include "cli.h"
 #include "cli_store.h"
+#include "cmd_scan.h"
 #include "opts.h"
 #include "../httpd/httpd.h"
 
 enum {
 	V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_BODY_TOTAL, V_MAX_CONN, V_MAX_CONN_PER_IP, V_TIMEOUT,
 	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_LOG_FORMAT, V_RULES, V_MAILGUN_KEY, V_POSTMARK_AUTH,
-	V_SENDGRID_KEY, V_STORE, V_TOKEN_FILE, V_OPEN_READS, V_ALLOWED_HOST, V_CORS_ORIGIN, V_END
+	V_SENDGRID_KEY, V_STORE, V_TOKEN_FILE, V_OPEN_READS, V_ALLOWED_HOST, V_CORS_ORIGIN, V_FOLLOW, V_END
 };
 
 static const cli_opt opts[] = {
@@ -72,12 +73,16 @@ static const cli_opt opts[] = {
 			    "let pages of ORIGIN (SCHEME://HOST[:PORT]; repeatable, 32 at most) call "
 			    "the store routes across origins, with a token (default: none; the "
 			    "public API answers every origin)" },
+	[V_FOLLOW] = { "follow", 0, CLI_FLAG, NULL,
+		       "follow the LOG operands as scan --follow does (rotation, truncation) and count "
+		       "them on /metrics: deliveries, rejects, the follower's health (docs/metrics.md); "
+		       "they are opened after --user applies; SIGHUP then stops the server too" },
 	[V_END] = { NULL, 0, 0, NULL, NULL }
 };
 
 static const cli_cmd serve_cmd = {
 	"serve",
-	"usage: smtpdiag serve [OPTIONS]\n"
+	"usage: smtpdiag serve [OPTIONS] [--follow LOG...]\n"
 	"\n"
 	"Serve the code reference and the bounce analyzer as a web site and a JSON API:\n"
 	"  /                  index of all codes, with search and filters\n"
@@ -91,7 +96,8 @@ static const cli_cmd serve_cmd = {
 	"  /api/v1/suppressions[/ADDRESS]  with --store: GET suppressed addresses, one\n"
 	"                     address's state and history; DELETE releases one\n"
 	"  /api/v1/openapi.json  the API in OpenAPI 3.1   /api   the same as a page\n"
-	"  /metrics           Prometheus text format: requests, latency, verdicts\n"
+	"  /metrics           Prometheus text format: requests, latency, verdicts; with\n"
+	"                     --follow the counts of the followed logs\n"
 	"  /reasons           the bounce reasons, one anchor each\n"
 	"  /static/FILE       the stylesheet, script and icon of the pages\n",
 	"BYTES may end in K or M. One access-log line per request goes to stderr (Common\n"
@@ -136,6 +142,7 @@ typedef struct serve_args {
 	httpd_store_opts store; /* --store, --token-file, --open-reads */
 	const char *hosts[HTTPD_MAX_HOSTS / 2]; /* --allowed-host */
 	const char *origins[HTTPD_MAX_ORIGINS]; /* --cors-origin */
+	int follow;        /* --follow */
 } serve_args;
 
 /* A repeatable option's value into list (of cap); an exit status when full. */
@@ -227,6 +234,9 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case V_CORS_ORIGIN:
 		c->cors_origins = a->origins;
 		return add_value(p, a->origins, &c->n_cors_origins, sizeof(a->origins) / sizeof(a->origins[0]));
+	case V_FOLLOW:
+		a->follow = 1;
+		break;
 	}
 	return -1;
 }
@@ -256,12 +266,15 @@ int cmd_serve(int argc, char **argv)
 	char err[256] = "";
 	int first = argc, rc;
 	smtpdiag_rules *rules = NULL;
+	scan_live live = { .w = NULL };
 
 	httpd_config_init(c);
 	if ((rc = cli_parse_args(&serve_cmd, argc, argv, on_opt, &a, &first)) >= 0)
 		return rc;
-	if (first < argc)
-		return cli_usage(&serve_cmd, "unexpected operand '%s'", argv[first]);
+	if (first < argc && !a.follow)
+		return cli_usage(&serve_cmd, "unexpected operand '%s' (logs to follow go after --follow)", argv[first]);
+	if (a.follow && first >= argc)
+		return cli_usage(&serve_cmd, "--follow needs the logs to follow");
 	if (c->max_body_total < c->max_body)
 		return cli_usage(&serve_cmd, "--max-body-total must be at least --max-body");
 	if (httpd_events_init(&a.keys, err, sizeof(err)) < 0)
@@ -272,6 +285,19 @@ int cmd_serve(int argc, char **argv)
 		return rc;
 	c->rules = rules;
 	rc = EXIT_OK_;
+	if (a.follow && !(live.w = scan_counter_new(rules))) {
+		cli_err("serve: cannot create a scanner (out of memory, or the rule database failed to load)");
+		smtpdiag_rules_free(rules);
+		return EXIT_FAIL_;
+	}
+	if (a.follow) {
+		live.paths = argv + first;
+		live.n = argc - first;
+		c->side_start = scan_live_start;
+		c->side_stop = scan_live_stop;
+		c->side_ctx = &live;
+		logmetrics_enable();
+	}
 	if (httpd_mhd_load(err, sizeof(err)) < 0) {
 		cli_err("serve: %s", err);
 		rc = EXIT_FAIL_;
@@ -279,6 +305,7 @@ int cmd_serve(int argc, char **argv)
 		cli_err("serve: %s", err);
 		rc = strstr(err, "memory") ? EXIT_FAIL_ : EXIT_USAGE_;
 	}
+	scan_counter_free(live.w);
 	smtpdiag_rules_free(rules);
 	return rc;
 }

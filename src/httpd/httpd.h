@@ -6,6 +6,9 @@
 #include <stddef.h>
 
 #include "smtpdiag.h"
+/* what /metrics counts of followed logs: the follower tells it (serve --follow,
+ * scan --follow --metrics-listen) */
+#include "logmetrics.h"
 
 #define HTTPD_LISTEN "127.0.0.1:8025"
 #define HTTPD_MAX_BODY ((size_t)10 << 20)  /* request body */
@@ -45,6 +48,14 @@ typedef struct httpd_config {
 	const char *const *cors_origins;  /* origins the store routes answer across
 					   * origins; kept by the caller */
 	size_t n_cors_origins;
+	int metrics_only;    /* answer /metrics and /healthz only, the rest 404 (scan --metrics-listen) */
+	/* Work beside the server (following logs): side_start runs once the server
+	 * listens, on the thread of httpd_run with SIGINT and SIGTERM blocked (threads
+	 * it starts inherit that), and returns 0 or -1 (the server stops); side_stop
+	 * runs after a signal stopped the server. NULL: none. */
+	int (*side_start)(void *ctx);
+	void (*side_stop)(void *ctx);
+	void *side_ctx;
 } httpd_config;
 
 void httpd_config_init(httpd_config *c);

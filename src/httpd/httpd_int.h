@@ -147,6 +147,7 @@ typedef struct route {
 int route_find(const char *url);
 const route *route_at(int i);
 const route *route_at_or_null(int i); /* NULL past the end */
+int route_for_metrics(int i); /* /metrics or /healthz: what --metrics-listen answers */
 int routes_init(void);    /* build the static responses; 0 or -1 */
 void routes_free(void);
 

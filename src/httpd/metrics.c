@@ -13,25 +13,15 @@
 #include <unistd.h>
 
 #include "httpd_int.h"
+#include "logmetrics.h"
 
 #define M_ROUTES (HTTPD_ROUTES_MAX + 1) /* the last one: no route */
-#define M_REASONS 64                    /* reason vocabulary, with room */
-#define M_ADVICE 16                     /* advice vocabulary with room, + "" + other */
 
 static const int statuses[] = { 200, 204, 304, 400, 404, 405, 408, 413, 415, 431, 500, 503 };
 #define M_STATUS (sizeof(statuses) / sizeof(statuses[0]) + 2) /* + other, + none */
 
 static const double bounds[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 };
 #define M_BUCKETS (sizeof(bounds) / sizeof(bounds[0]) + 1)
-
-/* The label of advice slot a: the words of smtpdiag_advice_name(), then ""
- * (no advice) and "other" (a word outside the vocabulary) in the last two. */
-static const char *advice_slot_name(size_t a)
-{
-	const char *w = a < M_ADVICE - 2 ? smtpdiag_advice_name(a) : NULL;
-
-	return w ? w : a == M_ADVICE - 1 ? "other" : a == M_ADVICE - 2 ? "" : NULL;
-}
 
 static const char *const refusals[M_REFUSED] = { "too_large", "wrong_type", "busy", "bad_framing" };
 
@@ -71,17 +61,8 @@ void metrics_in_flight(int delta)
 
 void metrics_verdict(const char *reason, const char *advice)
 {
-	size_t r = M_REASONS, a = M_ADVICE - 1, n = smtpdiag_reason_count();
-
-	for (size_t i = 0; reason && i < n && i < M_REASONS; i++)
-		if (!strcmp(reason, smtpdiag_reason_name(i)))
-			r = i;
-	if (advice && !*advice)
-		a = M_ADVICE - 2;
-	for (size_t i = 0; advice && *advice && i < M_ADVICE - 2 && smtpdiag_advice_name(i); i++)
-		if (!strcmp(advice, smtpdiag_advice_name(i)))
-			a = i;
-	atomic_fetch_add_explicit(&verdicts[r][a], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&verdicts[metrics_reason_slot(reason)][metrics_advice_slot(advice)], 1,
+				  memory_order_relaxed);
 }
 
 void metrics_decode_errors(size_t n)
@@ -100,14 +81,9 @@ static unsigned long get(atomic_ulong *v)
 	return atomic_load_explicit(v, memory_order_relaxed);
 }
 
-static void head(smtpdiag_buf *b, const char *name, const char *type, const char *help)
-{
-	smtpdiag_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
 static void requests_text(smtpdiag_buf *b)
 {
-	head(b, "smtpdiag_http_requests_total", "counter", "Requests answered, by route and status.");
+	metrics_head(b, "smtpdiag_http_requests_total", "counter", "Requests answered, by route and status.");
 	for (size_t r = 0; r < M_ROUTES; r++) {
 		const route *rt = r < M_ROUTES - 1 ? route_at_or_null((int)r) : NULL;
 		for (size_t s = 0; s < M_STATUS; s++) {
@@ -128,7 +104,7 @@ static void latency_text(smtpdiag_buf *b)
 {
 	unsigned long cum = 0;
 
-	head(b, "smtpdiag_http_request_duration_seconds", "histogram", "Time from the request line to the last byte.");
+	metrics_head(b, "smtpdiag_http_request_duration_seconds", "histogram", "Time from the request line to the last byte.");
 	for (size_t i = 0; i < M_BUCKETS; i++) {
 		cum += get(&buckets[i]);
 		if (i < M_BUCKETS - 1)
@@ -142,16 +118,14 @@ static void latency_text(smtpdiag_buf *b)
 
 static void verdicts_text(smtpdiag_buf *b)
 {
-	size_t n = smtpdiag_reason_count();
-
-	head(b, "smtpdiag_verdicts_total", "counter", "Verdicts made (decode, analyze, explain; answers from the cache not counted), by reason and advice.");
+	metrics_head(b, "smtpdiag_verdicts_total", "counter", "Verdicts made (decode, analyze, explain; answers from the cache not counted), by reason and advice.");
 	for (size_t r = 0; r <= M_REASONS; r++)
 		for (size_t a = 0; a < M_ADVICE; a++) {
 			unsigned long v = get(&verdicts[r][a]);
-			if (!v || !advice_slot_name(a))
+			if (!v || !metrics_advice_label(a))
 				continue;
 			smtpdiag_buf_printf(b, "smtpdiag_verdicts_total{reason=\"%s\",advice=\"%s\"} %lu\n",
-				     r < n && r < M_REASONS ? smtpdiag_reason_name(r) : "other", advice_slot_name(a), v);
+					    metrics_reason_label(r), metrics_advice_label(a), v);
 		}
 }
 
@@ -217,25 +191,25 @@ static void process_text(smtpdiag_buf *b)
 	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d %*d %*d %llu %lu %ld",
 		   &ut, &sy, &start, &vsize, &rss) != 5)
 		return;
-	head(b, "process_cpu_seconds_total", "counter", "User and system CPU time the process has used, in seconds.");
+	metrics_head(b, "process_cpu_seconds_total", "counter", "User and system CPU time the process has used, in seconds.");
 	smtpdiag_buf_printf(b, "process_cpu_seconds_total %.2f\n", (double)(ut + sy) / (double)tck);
 	if ((fds = open_fds()) >= 0) {
-		head(b, "process_open_fds", "gauge", "File descriptors the process has open.");
+		metrics_head(b, "process_open_fds", "gauge", "File descriptors the process has open.");
 		smtpdiag_buf_printf(b, "process_open_fds %ld\n", fds);
 	}
 	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
-		head(b, "process_max_fds", "gauge", "The most file descriptors the process may open (the soft limit).");
+		metrics_head(b, "process_max_fds", "gauge", "The most file descriptors the process may open (the soft limit).");
 		if (rl.rlim_cur == RLIM_INFINITY)
 			hb_puts(b, "process_max_fds +Inf\n");
 		else
 			smtpdiag_buf_printf(b, "process_max_fds %llu\n", (unsigned long long)rl.rlim_cur);
 	}
-	head(b, "process_virtual_memory_bytes", "gauge", "Size of the process's virtual memory, in bytes.");
+	metrics_head(b, "process_virtual_memory_bytes", "gauge", "Size of the process's virtual memory, in bytes.");
 	smtpdiag_buf_printf(b, "process_virtual_memory_bytes %lu\n", vsize);
-	head(b, "process_resident_memory_bytes", "gauge", "Resident memory of the process, in bytes.");
+	metrics_head(b, "process_resident_memory_bytes", "gauge", "Resident memory of the process, in bytes.");
 	smtpdiag_buf_printf(b, "process_resident_memory_bytes %llu\n", (unsigned long long)(rss > 0 ? rss : 0) * (unsigned long long)page);
 	if ((bt = boot_time())) {
-		head(b, "process_start_time_seconds", "gauge", "When the process started, in seconds since the Unix epoch.");
+		metrics_head(b, "process_start_time_seconds", "gauge", "When the process started, in seconds since the Unix epoch.");
 		smtpdiag_buf_printf(b, "process_start_time_seconds %.2f\n", (double)bt + (double)start / (double)tck);
 	}
 }
@@ -243,18 +217,19 @@ static void process_text(smtpdiag_buf *b)
 void metrics_text(smtpdiag_buf *b)
 {
 	requests_text(b);
-	head(b, "smtpdiag_http_requests_in_flight", "gauge", "Requests being answered now (this one included).");
+	metrics_head(b, "smtpdiag_http_requests_in_flight", "gauge", "Requests being answered now (this one included).");
 	smtpdiag_buf_printf(b, "smtpdiag_http_requests_in_flight %ld\n", atomic_load_explicit(&in_flight, memory_order_relaxed));
 	latency_text(b);
 	verdicts_text(b);
-	head(b, "smtpdiag_decode_errors_total", "counter", "Messages that could not be read (an mbox goes on past them).");
+	metrics_head(b, "smtpdiag_decode_errors_total", "counter", "Messages that could not be read (an mbox goes on past them).");
 	smtpdiag_buf_printf(b, "smtpdiag_decode_errors_total %lu\n", get(&decode_errors));
-	head(b, "smtpdiag_http_bodies_refused_total", "counter", "Request bodies refused, by why.");
+	metrics_head(b, "smtpdiag_http_bodies_refused_total", "counter", "Request bodies refused, by why.");
 	for (size_t i = 0; i < M_REFUSED; i++)
 		smtpdiag_buf_printf(b, "smtpdiag_http_bodies_refused_total{why=\"%s\"} %lu\n", refusals[i], get(&refused[i]));
-	head(b, "smtpdiag_build_info", "gauge", "The build: always 1, its version a label.");
+	metrics_head(b, "smtpdiag_build_info", "gauge", "The build: always 1, its version a label.");
 	smtpdiag_buf_printf(b, "smtpdiag_build_info{version=\"%s\"} 1\n", smtpdiag_version());
 	process_text(b);
+	logmetrics_text(b, (int64_t)time(NULL));
 }
 
 enum MHD_Result page_metrics(hreq *r)

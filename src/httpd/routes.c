@@ -50,6 +50,13 @@ int route_find(const char *url)
 	return -1;
 }
 
+int route_for_metrics(int i)
+{
+	const route *rt = route_at_or_null(i);
+
+	return rt && (rt->fn == page_metrics || rt->fn == api_health);
+}
+
 const route *route_at(int i)
 {
 	return &routes[i];

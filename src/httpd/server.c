@@ -46,6 +46,10 @@ void httpd_config_init(httpd_config *c)
 	c->rules = NULL;
 	c->allowed_hosts = c->cors_origins = NULL;
 	c->n_allowed_hosts = c->n_cors_origins = 0;
+	c->metrics_only = 0;
+	c->side_start = NULL;
+	c->side_stop = NULL;
+	c->side_ctx = NULL;
 }
 
 /* ---- per-thread decoders ---- */
@@ -351,6 +355,8 @@ static enum MHD_Result start(hreq *r, const char *url, const char *method, const
 	}
 	MHD_get_connection_values(r->conn, MHD_HEADER_KIND, add_header_size, r);
 	r->route = route_find(url);
+	if (r->cfg->metrics_only && !route_for_metrics(r->route))
+		r->route = -1;
 	if (r->method != HM_POST && r->method != HM_OTHER)
 		return MHD_YES;
 	r->url = url;
@@ -793,6 +799,8 @@ int httpd_run(const httpd_config *conf, char *err, size_t errlen)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	if (c.side_start)
+		sigaddset(&sigs, SIGHUP); /* stops following logs cleanly, as it stops scan --follow */
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* the pool's threads inherit the mask */
 	user_rules = c.rules;
 	reqid_init();
@@ -804,12 +812,20 @@ int httpd_run(const httpd_config *conf, char *err, size_t errlen)
 		routes_free();
 		return -1;
 	}
+	if (c.side_start && c.side_start(c.side_ctx) < 0) {
+		snprintf(err, errlen, "cannot start following the logs: out of memory");
+		stop_daemon(d, &sigs);
+		guard_stop();
+		return -1;
+	}
 	while (sigwait(&sigs, &sig) != 0)
 		;
-	fprintf(stderr, "smtpdiag: serve: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	fprintf(stderr, "smtpdiag: serve: %s: stopping\n", sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM");
 	listen_notify("STOPPING=1\nSTATUS=stopping");
 	stop_daemon(d, &sigs);
 	guard_stop();
+	if (c.side_stop)
+		c.side_stop(c.side_ctx);
 	fprintf(stderr, "smtpdiag: serve: stopped\n");
 	return 0;
 }
