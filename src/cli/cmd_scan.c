@@ -253,8 +253,11 @@ static void text_line(worker *w, const smtpdiag_logrec *r)
 
 static void emit(worker *w, const smtpdiag_logrec *r)
 {
-	if (w->o->metrics)
+	if (w->o->metrics) {
 		logmetrics_record(r);
+		if (w->inc && !w->o->incidents)
+			(void)smtpdiag_incidents_add(w->inc, r); /* past its bounds it counts, as documented */
+	}
 	if (w->o->count_only)
 		return;
 	if (w->o->summary) {
@@ -541,7 +544,7 @@ static int worker_init(worker *w, const scan_opts *o)
 	w->dst = stdout;
 	w->sum = smtpdiag_summary_new();
 	w->sc = smtpdiag_scanner_new(o->flags);
-	if (o->incidents && !(w->inc = smtpdiag_incidents_new()))
+	if ((o->incidents || o->metrics) && !(w->inc = smtpdiag_incidents_new()))
 		return -1;
 	return w->sc && w->sum && smtpdiag_scanner_set_rules(w->sc, o->rules) == 0 ? 0 : -1;
 }
@@ -552,6 +555,12 @@ static void worker_free(worker *w)
 	smtpdiag_buf_free(&w->out);
 	smtpdiag_summary_free(w->sum);
 	smtpdiag_incidents_free(w->inc);
+}
+
+void scan_tell_incidents(const worker *w)
+{
+	if (w->o->metrics && w->inc)
+		logmetrics_incidents_open((long)smtpdiag_incidents_open(w->inc, (int64_t)time(NULL)));
 }
 
 worker *scan_counter_new(const smtpdiag_rules *rules)

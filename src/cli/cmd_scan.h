@@ -99,6 +99,9 @@ int scan_open_input(worker *w, scan_src *src, const char *path, int quiet);
 int scan_drain(worker *w, scan_src *src, int single);
 /* Write out the records gathered so far. */
 void scan_flush(worker *w);
+/* With /metrics: the count of incidents open now (their last record within
+ * SMTPDIAG_INCIDENT_OPEN_SECONDS of the clock) goes to the gauge. */
+void scan_tell_incidents(const worker *w);
 
 /* ---- --follow (cmd_scan_follow.c) ---- */
 

@@ -373,8 +373,8 @@ int scan_follow(worker *w, char **paths, int n)
 		for (int i = 0; i < n && !scan_stop; i++)
 			follow_path(&fl, &fl.p[i]);
 		scan_flush(w);
-		tell_health(&fl); /* the count of open incidents goes to logmetrics_incidents_open()
-				   * here; until something counts them the metric is not written */
+		tell_health(&fl);
+		scan_tell_incidents(w);
 		wait_for_change(&fl);
 	}
 	for (int i = 0; i < n; i++)

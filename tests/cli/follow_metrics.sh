@@ -140,6 +140,11 @@ is 'smtpdiag_follow_rotations_total{kind="truncate"}' 1
 is 'smtpdiag_log_domain_deliveries_total{domain="d02.example",action="sent"}' 3
 is 'smtpdiag_log_deliveries_total{action="sent",reason="delivered",advice="none"}' 94
 parses "after the rotations"
+# open incidents: the deferral of the first lines is months old, one of now opens one
+is smtpdiag_incidents_open 0
+deferred "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" "g@d02.example" >>"$L"
+until_value "$SP" smtpdiag_incidents_open 1
+is smtpdiag_incidents_open 1
 ok_if "$(grep -q '^smtpdiag_http_requests_total{route="/metrics",status="200"} ' "$TMP/m" && grep -q '^process_cpu_seconds_total ' "$TMP/m" && echo 1)" \
 	"scan's /metrics has the HTTP and process metrics too"
 
@@ -155,7 +160,7 @@ wait "$spid"
 rc=$?
 spid=""
 ok_if "$([ $rc -eq 0 ] && echo 1)" "scan stops cleanly on SIGTERM (exit $rc)"
-ok_if "$([ "$(grep -c '"action":' "$TMP/scan.out")" -eq 96 ] && echo 1)" "scan wrote the 96 records as without --metrics-listen"
+ok_if "$([ "$(grep -c '"action":' "$TMP/scan.out")" -eq 97 ] && echo 1)" "scan wrote the 97 records as without --metrics-listen"
 
 # --- a log written and rotated by rename 3 times while it is followed (tests/cli/logwriter)
 W=$TMP/busy.log
