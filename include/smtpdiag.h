@@ -511,6 +511,12 @@ int smtpdiag_scanner_set_rules(smtpdiag_scanner *s, const smtpdiag_rules *rules)
  * file's modification time (the time of its last line). */
 void smtpdiag_scanner_reftime(smtpdiag_scanner *s, int64_t t);
 
+/* A new input starts: forget the columns a CSV log's header line named
+ * (PowerMTA accounting, Exchange message tracking, Microsoft 365 message
+ * trace). A CSV file names its columns once, at its top; a caller reading
+ * several inputs with one scanner calls this before each. NULL is fine. */
+void smtpdiag_scanner_reset(smtpdiag_scanner *s);
+
 /* Read one log line (without its line end; a trailing CR is ignored). Returns
  * the number of records it holds (1, or more for a Sendmail to= list), 0 when
  * it is no delivery attempt (another program, another line of an MTA),

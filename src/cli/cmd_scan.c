@@ -61,7 +61,9 @@ static const cli_cmd scan_cmd = {
 	"expired, with the remote's reply and the verdict decode would give for it.\n"
 	"A LOG is a file, a gzip-compressed file, or '-' for standard input. Lines of\n"
 	"Postfix, Exim (main log), Sendmail and OpenSMTPD are read, bare or in syslog\n"
-	"form (RFC 3164, RFC 5424, RFC 3339 times); other lines are skipped and counted.\n",
+	"form (RFC 3164, RFC 5424, RFC 3339 times); other lines are skipped and counted.\n"
+	"Also read: PowerMTA accounting files (CSV; a header line names the columns,\n"
+	"for its own input).\n",
 	"Times: JSON \"timestamp\" is Unix seconds and \"timezoneoffset\" the offset the\n"
 	"line's time was read with: the line's own when it has one, else local time.\n"
 	"RFC 3164 lines have no year: it is the year of the file's modification time\n"
@@ -295,6 +297,7 @@ int scan_open_input(worker *w, scan_src *src, const char *path, int quiet)
 	if (scan_src_open(src, path) == 0) {
 		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_INPUTS, 1);
 		smtpdiag_scanner_reftime(w->sc, src->regular && !w->o->follow ? src->mtime : 0);
+		smtpdiag_scanner_reset(w->sc); /* a new input: no CSV header in force */
 		return 0;
 	}
 	scan_src_close(src);

@@ -1,0 +1,40 @@
+#!/bin/sh
+# CLI tests of `smtpdiag scan` over the logs that are no syslog lines
+# (tests/fixtures/logs/, written from the vendors' documented formats):
+# PowerMTA accounting, KumoMTA JSON records, Exchange message tracking and
+# Microsoft 365 message trace exports. Times are read as UTC.
+. "$(dirname "$0")/lib.sh"
+FX=tests/fixtures/logs
+export TZ=UTC
+
+# counts FILE LINES DELIVERY SKIPPED MALFORMED: --summary adds up
+counts() {
+	expect_exit 0 "$1: --summary" -- "$BIN" scan --summary "$FX/$1"
+	expect_out "^lines read: +$2\$" "$1: $2 lines read"
+	expect_out "^  delivery lines: $3 \\(records: $3\\)" "$1: $3 delivery lines"
+	expect_out "^  skipped: +$4 " "$1: $4 skipped (headers, records that are no attempt)"
+	expect_out "^  malformed: +$5\$" "$1: $5 malformed"
+}
+
+# --- PowerMTA
+counts powermta.csv 11 6 3 2
+counts powermta-noheader.csv 2 2 0 0
+expect_exit 0 "powermta: JSON Lines" -- "$BIN" scan "$FX/powermta.csv"
+expect_lines 6 "powermta: one object per record" out
+expect_out '"format":"powermta","queueid":"env-0001","recipient":"alice@example.org","orig_recipient":"","sender":"bounces@news.example.com","relay":"mx1.example.org \(192.0.2.10\)","action":"sent","replycode":"250","status":"2.0.0","dsn":"2.0.0"' "powermta: d is sent, envId, dsnMta"
+expect_out '"timestamp":1705072501,"timezoneoffset":"-0500"' "powermta: timeLogged with its offset"
+expect_out '"recipient":"bob@example.net","orig_recipient":"bob@example.net".*"action":"bounced","replycode":"550","status":"5.1.1".*"diagnosticcode":"550 5.1.1 <bob@example.net>: Recipient address rejected: User unknown in virtual mailbox table".*"delay":5,"reason":"userunknown","hardbounce":true,"retry":false' "powermta: b, quoted dsnDiag, verdict userunknown"
+expect_out '"recipient":"carol@yahoo.example".*"action":"deferred","replycode":"421","status":"4.7.0".*"reason":"badreputation","hardbounce":false,"retry":true' "powermta: t is deferred, Yahoo TSS04 is reputation"
+expect_out '"recipient":"dave@slow.example".*"action":"expired".*"dsn":"4.4.7","diagnosticcode":"451 4.4.1 No answer from host, message expired after \\"5 days\\""' "powermta: b with 4.4.7 is expired; doubled quotes"
+expect_out '"recipient":"","orig_recipient":"","sender":"","relay":"mx.down.example \(192.0.2.99\)","action":"deferred","replycode":"421".*"reason":"networkerror"' "powermta: tq, a queue's deferral without recipient"
+expect_out '"timezoneoffset":"\+0000".*"recipient":"erin@example.com".*"action":"bounced","replycode":"552"' "powermta: rb, Unix time"
+expect_exit 0 "powermta: default order" -- "$BIN" scan "$FX/powermta-noheader.csv"
+expect_out '"recipient":"judy@outlook.example".*"action":"bounced","replycode":"550","status":"5.7.1".*"reason":"blocked"' "powermta: no header, default columns, Spamhaus block"
+# a header of another order is in force for its own file only
+expect_exit 0 "powermta: header per input" -- "$BIN" scan "$FX/powermta-fields.csv" "$FX/powermta-noheader.csv"
+expect_lines 4 "powermta: 2 + 2 records" out
+expect_out '"recipient":"leo@gmail.example".*"replycode":"550","status":"5.7.26".*"reason":"authfailure"' "powermta: record-fields order, Gmail 5.7.26"
+expect_out '"recipient":"ivan@example.org","orig_recipient":"","sender":"bounces@news.example.com"' "powermta: the next input without header reads the default order"
+expect_exit 0 "powermta: -j 2 keeps each input's header" -- "$BIN" scan -j 2 "$FX/powermta-fields.csv" "$FX/powermta-noheader.csv"
+expect_out '"recipient":"ivan@example.org","orig_recipient":"","sender":"bounces@news.example.com"' "powermta: -j 2, default order in the second input"
+
