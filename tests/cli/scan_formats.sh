@@ -38,3 +38,14 @@ expect_out '"recipient":"ivan@example.org","orig_recipient":"","sender":"bounces
 expect_exit 0 "powermta: -j 2 keeps each input's header" -- "$BIN" scan -j 2 "$FX/powermta-fields.csv" "$FX/powermta-noheader.csv"
 expect_out '"recipient":"ivan@example.org","orig_recipient":"","sender":"bounces@news.example.com"' "powermta: -j 2, default order in the second input"
 
+# --- KumoMTA
+counts kumomta.jsonl 12 7 4 1
+expect_exit 0 "kumomta: JSON Lines" -- "$BIN" scan "$FX/kumomta.jsonl"
+expect_lines 7 "kumomta: one object per record" out
+expect_out '"program":"kumod","format":"kumomta","queueid":"1d98076abbbc11ed940250ebf67f93bd","recipient":"alice@example.org","orig_recipient":"","sender":"news@sender.example.com","relay":"mx1.example.org\[192.0.2.10\]","action":"sent","replycode":"250","status":"2.0.0"' "kumomta: Delivery is sent, peer_address as relay"
+expect_out '"recipient":"bob@gmail.example".*"action":"bounced","replycode":"550","status":"5.1.1".*"diagnosticcode":"550 5.1.1 The email account that you tried to reach does not exist.*"command":"RCPT","delay":5,"reason":"userunknown","hardbounce":true' "kumomta: Bounce, reply from code + enhanced_code + content, RCPT"
+expect_out '"timestamp":1705072560,.*"recipient":"carol@yahoo.example".*"action":"deferred","replycode":"421","status":"4.7.0".*"command":"MAIL","delay":62,"reason":"badreputation"' "kumomta: TransientFailure, RFC 3339 times"
+expect_out '"recipient":"dave@down.example","orig_recipient":"","sender":"news@sender.example.com","relay":"source2->mx.down.example","action":"deferred","replycode":"451","status":"4.4.1".*"reason":"networkerror"' "kumomta: internal connection failure, site as relay"
+expect_out '"recipient":"dave@down.example".*"action":"expired","replycode":"551","status":"5.4.7".*"delay":432002,"reason":"expired"' "kumomta: Expiration"
+expect_out '"recipient":"erin@example.net".*"action":"bounced","replycode":"551","status":"5.7.1"' "kumomta: AdminBounce"
+expect_out '"recipient":"frank@example.com".*"relay":"mx.example.com\[203.0.113.8\]","action":"bounced","replycode":"552","status":"5.2.2".*"reason":"mailboxfull"' "kumomta: OOB"

@@ -92,6 +92,35 @@ static const want cases[] = {
 	{ { PMTA_HDR, "f,1705072501,,x@y,hank@example.org", NULL }, .rc = 0 },
 	/* PowerMTA: a bounce without a recipient cannot be read */
 	{ { PMTA_HDR, "b,1705072501,,x@y,,,failed,5.1.1,smtp;550 5.1.1 who", NULL }, .rc = SMTPDIAG_EPARSE },
+	/* KumoMTA: a bounce; the reply put together from code, enhanced_code and content */
+	{ { "{\"type\":\"Bounce\",\"id\":\"2e11\",\"sender\":\"n@s.example\",\"recipient\":\"bob@gmail.example\","
+	    "\"response\":{\"code\":550,\"enhanced_code\":{\"class\":5,\"subject\":1,\"detail\":1},\"content\":\"The "
+	    "email account that you tried to reach does not exist.\",\"command\":\"RCPT TO:<bob@gmail.example>\\r\\n\"},"
+	    "\"peer_address\":{\"name\":\"gmail-smtp-in.l.google.com.\",\"addr\":\"142.250.102.27\"},"
+	    "\"timestamp\":1705072503,\"created\":1705072498}", NULL },
+	  1, "kumomta", "bounced", "2e11", "bob@gmail.example", "n@s.example", "gmail-smtp-in.l.google.com.[142.250.102.27]",
+	  "550", "5.1.1", "", "550 5.1.1 The email account that you tried to reach does not exist.", 1705072503, 5,
+	  "userunknown" },
+	/* KumoMTA: RFC 3339 times, no enhanced code, the site as relay */
+	{ { "{\"type\":\"TransientFailure\",\"id\":\"3f\",\"recipient\":\"c@example.net\",\"site\":\"mx.example.net\","
+	    "\"response\":{\"code\":421,\"content\":\"Too many connections\"},\"timestamp\":\"2024-01-12T15:16:00Z\","
+	    "\"created\":\"2024-01-12T15:14:58Z\"}", NULL },
+	  1, "kumomta", "deferred", "3f", "c@example.net", "", "mx.example.net", "421", "", "", "421 Too many connections",
+	  1705072560, 62, NULL },
+	/* KumoMTA: a recipient list gives a record each */
+	{ { "{\"type\":\"Delivery\",\"id\":\"4a\",\"recipient\":[\"d@example.org\",\"e@example.org\"],"
+	    "\"response\":{\"code\":250,\"enhanced_code\":{\"class\":2,\"subject\":0,\"detail\":0},\"content\":\"OK\"},"
+	    "\"timestamp\":1705072501}", NULL },
+	  2, "kumomta", "sent", "4a", "d@example.org", "", "", "250", "2.0.0", "", "250 2.0.0 OK", 1705072501, -1,
+	  "delivered" },
+	/* KumoMTA: records that are no attempt, other JSON, broken JSON, deep JSON */
+	{ { "{\"type\":\"Reception\",\"id\":\"5\",\"recipient\":\"a@b.example\",\"response\":{\"code\":250}}", NULL }, .rc = 0 },
+	{ { "{\"type\":\"Feedback\",\"id\":\"6\",\"recipient\":\"a@b.example\"}", NULL }, .rc = 0 },
+	{ { "{\"level\":\"info\",\"msg\":\"hello\"}", NULL }, .rc = 0 },
+	{ { "{\"type\":\"Bounce\",\"response\":{\"code\":550,\"content\":\"cut", NULL }, .rc = SMTPDIAG_EPARSE },
+	{ { "{\"type\":\"Bounce\",\"id\":\"7\",\"response\":{\"code\":550}}", NULL }, .rc = SMTPDIAG_EPARSE },
+	{ { "{\"type\":\"Bounce\",\"response\":1,\"x\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}", NULL },
+	  .rc = SMTPDIAG_EPARSE },
 };
 
 static void test_cases(void **state)

@@ -183,5 +183,7 @@ int sd_xfmt_line(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine)
 		p += 3; /* a UTF-8 byte order mark opens the file */
 		n -= 3;
 	}
+	if (n && p[0] == '{')
+		return sd_scan_kumo(x, l, p, n, mine);
 	return sd_scan_pmta(x, l, p, n, mine);
 }
