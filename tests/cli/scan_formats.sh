@@ -7,18 +7,18 @@
 FX=tests/fixtures/logs
 export TZ=UTC
 
-# counts FILE LINES DELIVERY SKIPPED MALFORMED: --summary adds up
+# counts FILE LINES DELIVERY RECORDS SKIPPED MALFORMED: --summary adds up
 counts() {
 	expect_exit 0 "$1: --summary" -- "$BIN" scan --summary "$FX/$1"
 	expect_out "^lines read: +$2\$" "$1: $2 lines read"
-	expect_out "^  delivery lines: $3 \\(records: $3\\)" "$1: $3 delivery lines"
-	expect_out "^  skipped: +$4 " "$1: $4 skipped (headers, records that are no attempt)"
-	expect_out "^  malformed: +$5\$" "$1: $5 malformed"
+	expect_out "^  delivery lines: $3 \\(records: $4\\)" "$1: $3 delivery lines, $4 records"
+	expect_out "^  skipped: +$5 " "$1: $5 skipped (headers, records that are no attempt)"
+	expect_out "^  malformed: +$6\$" "$1: $6 malformed"
 }
 
 # --- PowerMTA
-counts powermta.csv 11 6 3 2
-counts powermta-noheader.csv 2 2 0 0
+counts powermta.csv 11 6 6 3 2
+counts powermta-noheader.csv 2 2 2 0 0
 expect_exit 0 "powermta: JSON Lines" -- "$BIN" scan "$FX/powermta.csv"
 expect_lines 6 "powermta: one object per record" out
 expect_out '"format":"powermta","queueid":"env-0001","recipient":"alice@example.org","orig_recipient":"","sender":"bounces@news.example.com","relay":"mx1.example.org \(192.0.2.10\)","action":"sent","replycode":"250","status":"2.0.0","dsn":"2.0.0"' "powermta: d is sent, envId, dsnMta"
@@ -39,7 +39,7 @@ expect_exit 0 "powermta: -j 2 keeps each input's header" -- "$BIN" scan -j 2 "$F
 expect_out '"recipient":"ivan@example.org","orig_recipient":"","sender":"bounces@news.example.com"' "powermta: -j 2, default order in the second input"
 
 # --- KumoMTA
-counts kumomta.jsonl 12 7 4 1
+counts kumomta.jsonl 12 7 7 4 1
 expect_exit 0 "kumomta: JSON Lines" -- "$BIN" scan "$FX/kumomta.jsonl"
 expect_lines 7 "kumomta: one object per record" out
 expect_out '"program":"kumod","format":"kumomta","queueid":"1d98076abbbc11ed940250ebf67f93bd","recipient":"alice@example.org","orig_recipient":"","sender":"news@sender.example.com","relay":"mx1.example.org\[192.0.2.10\]","action":"sent","replycode":"250","status":"2.0.0"' "kumomta: Delivery is sent, peer_address as relay"
@@ -49,3 +49,18 @@ expect_out '"recipient":"dave@down.example","orig_recipient":"","sender":"news@s
 expect_out '"recipient":"dave@down.example".*"action":"expired","replycode":"551","status":"5.4.7".*"delay":432002,"reason":"expired"' "kumomta: Expiration"
 expect_out '"recipient":"erin@example.net".*"action":"bounced","replycode":"551","status":"5.7.1"' "kumomta: AdminBounce"
 expect_out '"recipient":"frank@example.com".*"relay":"mx.example.com\[203.0.113.8\]","action":"bounced","replycode":"552","status":"5.2.2".*"reason":"mailboxfull"' "kumomta: OOB"
+
+# --- Exchange message tracking
+# 5 head lines, RECEIVE, DSN and AGENTINFO skipped; DELIVER to two recipients
+counts exchange-msgtrk.log 14 5 6 8 1
+expect_exit 0 "exchange: JSON Lines" -- "$BIN" scan "$FX/exchange-msgtrk.log"
+expect_lines 6 "exchange: one object per record" out
+expect_out '"timestamp":1705072501,"timezoneoffset":"\+0000","host":"","program":"SMTP","format":"exchange","queueid":"41231686451201","recipient":"alice@example.org","orig_recipient":"","sender":"news@example.com","relay":"mx1.example.org\[192.0.2.10\]","action":"sent","replycode":"250","status":"2.6.0"' "exchange: SEND is sent, internal-message-id, relay"
+expect_out '"recipient":"bob@example.net".*"action":"bounced","replycode":"550","status":"5.1.1".*"diagnosticcode":"550 5.1.1 RESOLVER.ADR.RecipNotFound; not found".*"reason":"userunknown","hardbounce":true' "exchange: FAIL with RESOLVER.ADR.RecipNotFound is userunknown"
+expect_out '"recipient":"carol@slow.example".*"relay":"198.51.100.9","action":"deferred","replycode":"441","status":"4.4.1","dsn":"","diagnosticcode":"441 4.4.1 Error encountered while communicating with primary target IP address: \\"Failed to connect.*198.51.100.9:25".*"retry":true' "exchange: DEFER, the reply is LED="
+expect_out '"program":"STOREDRIVER".*"recipient":"dave@example.com".*"action":"sent"' "exchange: DELIVER, first recipient"
+expect_out '"recipient":"erin@example.com".*"action":"sent"' "exchange: DELIVER, second recipient"
+expect_out '"recipient":"carol@slow.example".*"action":"expired","replycode":"550","status":"4.4.7".*"reason":"expired"' "exchange: FAIL with QUEUE.Expired is an expiry"
+expect_exit 0 "exchange: no #Fields: the default order" -- "$BIN" scan "$FX/exchange-nofields.log"
+expect_lines 2 "exchange: default order, 2 records" out
+expect_out '"recipient":"judy@contoso.example".*"relay":"contoso-example.mail.protection.outlook.com\[52.101.68.12\]","action":"bounced","replycode":"550","status":"5.7.606".*"reason":"blocked"' "exchange: default order, Microsoft's banned sending IP"

@@ -199,12 +199,50 @@ static void test_not_csv(void **state)
 	smtpdiag_scanner_free(s);
 }
 
+/* Exchange: a status list pairs with the recipient list when they are as
+ * many, split at a ';' that starts another reply; else each gets it whole. */
+static void test_exchange_pairs(void **state)
+{
+	smtpdiag_scanner *s = scanner();
+	const char *head = "#Fields: date-time,server-ip,server-hostname,source,event-id,internal-message-id,"
+			   "recipient-address,recipient-status,sender-address";
+
+	(void)state;
+	assert_int_equal(scan(s, "#Software: Microsoft Exchange Server"), 0);
+	assert_int_equal(scan(s, head), 0);
+	assert_int_equal(scan(s, "2024-01-12T15:15:02.200Z,203.0.113.5,mx.example.net,SMTP,FAIL,4123,a@example.net;b@example.net,"
+				 "\"550 5.1.1 RESOLVER.ADR.RecipNotFound; not found;552 5.2.2 mailbox full\",n@example.com"),
+			 2);
+	assert_string_equal(smtpdiag_scanner_rec(s, 0)->recipient, "a@example.net");
+	assert_string_equal(smtpdiag_scanner_rec(s, 0)->diagnosticcode, "550 5.1.1 RESOLVER.ADR.RecipNotFound; not found");
+	assert_string_equal(smtpdiag_scanner_rec(s, 0)->reason, "userunknown");
+	assert_string_equal(smtpdiag_scanner_rec(s, 1)->recipient, "b@example.net");
+	assert_string_equal(smtpdiag_scanner_rec(s, 1)->status, "5.2.2");
+	assert_string_equal(smtpdiag_scanner_rec(s, 1)->relay, "mx.example.net[203.0.113.5]");
+	assert_int_equal(smtpdiag_scanner_rec(s, 1)->timestamp, 1705072502);
+	/* one status for two recipients: both get it */
+	assert_int_equal(scan(s, "2024-01-12T15:15:02.200Z,,,SMTP,FAIL,4124,c@example.net;d@example.net,"
+				 "550 5.7.1 blocked; see policy,n@example.com"),
+			 2);
+	assert_string_equal(smtpdiag_scanner_rec(s, 1)->diagnosticcode, "550 5.7.1 blocked; see policy");
+	/* events that are no attempt, and a broken quote */
+	assert_int_equal(scan(s, "2024-01-12T15:15:02.200Z,,,SMTP,RECEIVE,4125,e@example.net,,n@example.com"), 0);
+	assert_int_equal(scan(s, "2024-01-12T15:15:02.200Z,,,SMTP,FAIL,4126,e@example.net,\"550 cut"), SMTPDIAG_EPARSE);
+	/* an Exim line is still Exim's after the header */
+	assert_int_equal(scan(s, "2024-01-12 10:15:01 1rOabc-0001Xy-2B => a@example.org R=dnslookup T=remote_smtp "
+				 "H=mx.example.org [192.0.2.1] C=\"250 OK\""),
+			 1);
+	assert_string_equal(smtpdiag_scanner_rec(s, 0)->format, "exim");
+	smtpdiag_scanner_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_not_csv),
+		cmocka_unit_test(test_exchange_pairs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -147,8 +147,8 @@ int sd_xf_time(sd_str s, sd_logtime *t)
 
 	s = sd_trim(s);
 	memset(t, 0, sizeof(*t));
-	if (s.n >= 19 && sd_logtime_iso(s.p, s.n, t))
-		return 1;
+	if (s.n >= 19 && sd_logtime_iso(s.p, s.n, t) == s.n)
+		return 1; /* the whole field: "2024-01-12 10:15:01 1rOabc..." is no time field */
 	k = sd_parse_uint(s.p, s.n, 12, &v);
 	if (!k || k != s.n || v < 86400)
 		return 0;
@@ -183,7 +183,13 @@ int sd_xfmt_line(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine)
 		p += 3; /* a UTF-8 byte order mark opens the file */
 		n -= 3;
 	}
-	if (n && p[0] == '{')
+	if (!n)
+		return 0;
+	if (p[0] == '{')
 		return sd_scan_kumo(x, l, p, n, mine);
+	if (p[0] == '#' || x->kind == SD_XF_EXCHANGE)
+		return sd_scan_exchange(x, l, p, n, mine);
+	if (x->kind == SD_XF_NONE && sd_isdigit((unsigned char)p[0]))
+		return sd_scan_exchange(x, l, p, n, mine); /* no #Fields: the default order */
 	return sd_scan_pmta(x, l, p, n, mine);
 }

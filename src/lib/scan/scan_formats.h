@@ -81,6 +81,8 @@ void sd_xf_envelope(sd_logline *l, const char *format, const char *program);
 
 /* PowerMTA accounting (scan_pmta.c): header line, or a record. */
 int sd_scan_pmta(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine);
+/* Exchange message tracking (scan_exchange.c): '#' head lines, records. */
+int sd_scan_exchange(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine);
 /* KumoMTA JSON log records (scan_kumo.c): a line starting with '{'. */
 int sd_scan_kumo(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine);
 
