@@ -462,7 +462,8 @@ int smtpdiag_mbox_next(const char *p, size_t len, size_t *pos,
 /* One delivery attempt. Strings are never NULL ("" when the line does not
  * give them) and belong to the scanner (see smtpdiag_scan_line). */
 typedef struct smtpdiag_logrec {
-	const char *format;          /* "postfix", "exim", "sendmail", "opensmtpd" */
+	const char *format;          /* "postfix", "exim", "sendmail", "opensmtpd", "powermta",
+				      * "kumomta", "exchange", "m365" (docs/logs.md) */
 	int64_t timestamp;           /* Unix seconds, 0 when the line has no time */
 	const char *timezoneoffset;  /* "+0100": the offset the time was read with */
 	const char *host;            /* syslog host, "" in Exim's own log */

@@ -62,8 +62,9 @@ static const cli_cmd scan_cmd = {
 	"A LOG is a file, a gzip-compressed file, or '-' for standard input. Lines of\n"
 	"Postfix, Exim (main log), Sendmail and OpenSMTPD are read, bare or in syslog\n"
 	"form (RFC 3164, RFC 5424, RFC 3339 times); other lines are skipped and counted.\n"
-	"Also read: PowerMTA accounting files (CSV; a header line names the columns,\n"
-	"for its own input), KumoMTA JSON log records and Exchange message tracking logs.\n",
+	"Also read: PowerMTA accounting files, Exchange message tracking logs and\n"
+	"Microsoft 365 message trace exports (CSV; a header line names the columns, for\n"
+	"its own input), and KumoMTA JSON log records.\n",
 	"Times: JSON \"timestamp\" is Unix seconds and \"timezoneoffset\" the offset the\n"
 	"line's time was read with: the line's own when it has one, else local time.\n"
 	"RFC 3164 lines have no year: it is the year of the file's modification time\n"

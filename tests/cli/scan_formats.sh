@@ -64,3 +64,23 @@ expect_out '"recipient":"carol@slow.example".*"action":"expired","replycode":"55
 expect_exit 0 "exchange: no #Fields: the default order" -- "$BIN" scan "$FX/exchange-nofields.log"
 expect_lines 2 "exchange: default order, 2 records" out
 expect_out '"recipient":"judy@contoso.example".*"relay":"contoso-example.mail.protection.outlook.com\[52.101.68.12\]","action":"bounced","replycode":"550","status":"5.7.606".*"reason":"blocked"' "exchange: default order, Microsoft's banned sending IP"
+
+# --- Microsoft 365 message trace
+counts m365-trace.csv 9 4 4 5 0
+counts m365-extended.csv 3 2 3 1 0
+counts m365-detail.csv 3 1 1 2 0
+expect_exit 0 "m365: Get-MessageTraceV2 export" -- "$BIN" scan "$FX/m365-trace.csv"
+expect_out '"timestamp":1705072501,"timezoneoffset":"\+0000","host":"","program":"","format":"m365","queueid":"e4b3a6f2-1c2d-4e5f-8a9b-0c1d2e3f4a5b","recipient":"alice@example.org","orig_recipient":"","sender":"news@contoso.example","relay":"192.0.2.10","action":"sent"' "m365: Delivered is sent; en-US PM time, MessageTraceId, ToIP"
+expect_out '"recipient":"bob@example.net".*"action":"bounced"' "m365: Failed is bounced"
+expect_out '"timestamp":1705017900,.*"recipient":"carol@slow.example".*"action":"deferred"' "m365: Pending is deferred; 12:05 AM, a quoted subject with a comma"
+expect_out '"timestamp":1705072740,.*"recipient":"frank@example.com".*"action":"sent"' "m365: ISO 8601 time with 7 fraction digits"
+expect_exit 0 "m365: extended report" -- "$BIN" scan "$FX/m365-extended.csv"
+expect_lines 3 "m365: extended, a record per recipient with a final event" out
+expect_out '"queueid":"1341ac7b13fb42ab4d4408cf7f55890f","recipient":"alice@example.org".*"action":"sent"' "m365: extended, Receive, Send is sent"
+expect_out '"recipient":"bob@example.net","orig_recipient":"","sender":"news@contoso.example".*"action":"bounced"' "m365: extended, Receive, Fail is bounced"
+expect_out '"recipient":"carol@slow.example".*"action":"deferred"' "m365: extended, Defer is deferred"
+expect_exit 0 "m365: trace detail" -- "$BIN" scan "$FX/m365-detail.csv"
+expect_out '"recipient":"".*"action":"bounced","replycode":"550","status":"5.1.10".*"diagnosticcode":"550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient bob@example.net not found by SMTP address lookup".*"reason":"userunknown"' "m365: detail Fail, the reply is LED="
+# every format of this file in one run, each input with its own header
+expect_exit 0 "all formats in one run" -- "$BIN" scan --summary "$FX/powermta-fields.csv" "$FX/exchange-msgtrk.log" "$FX/m365-trace.csv" "$FX/kumomta.jsonl" "$FX/m365-extended.csv" "$FX/powermta-noheader.csv" "$FX/postfix.log"
+expect_out '^  delivery lines: 36 \(records: 38\)' "all formats: 2 + 5 + 4 + 7 + 2 + 2 + 14 delivery lines"

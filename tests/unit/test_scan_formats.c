@@ -121,6 +121,32 @@ static const want cases[] = {
 	{ { "{\"type\":\"Bounce\",\"id\":\"7\",\"response\":{\"code\":550}}", NULL }, .rc = SMTPDIAG_EPARSE },
 	{ { "{\"type\":\"Bounce\",\"response\":1,\"x\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}", NULL },
 	  .rc = SMTPDIAG_EPARSE },
+	/* Microsoft 365: Get-MessageTraceV2 | Export-Csv, quoted, en-US time */
+	{ { "#TYPE Deserialized.Microsoft.Exchange.Management.FfoReporting.MessageTraceV2",
+	    "\"Received\",\"SenderAddress\",\"RecipientAddress\",\"Subject\",\"Status\",\"ToIP\",\"FromIP\",\"Size\","
+	    "\"MessageId\",\"MessageTraceId\"",
+	    "\"12/31/2023 12:00:01 PM\",\"n@contoso.example\",\"bob@example.net\",\"Hi, \"\"you\"\"\",\"Failed\",\"\","
+	    "\"10.0.0.21\",\"42\",\"<a@contoso.example>\",\"e4b3\"", NULL },
+	  1, "m365", "bounced", "e4b3", "bob@example.net", "n@contoso.example", "", "", "", "", "", 1704024001, -1,
+	  NULL },
+	/* Microsoft 365: the extended report's last event per recipient */
+	{ { "origin_timestamp_utc,sender_address,recipient_status,network_message_id",
+	    "2024-01-12T15:15:00.9870000Z,n@contoso.example,\"a@example.org##Receive, Expand;b@example.net##Receive, "
+	    "Defer, Fail\",1341", NULL },
+	  1, "m365", "bounced", "1341", "b@example.net", "n@contoso.example", "", "", "", "", "", 1705072500, -1, NULL },
+	/* Microsoft 365: a detail export, the reply is LED= */
+	{ { "Date,Event,Action,Detail,MessageTraceId,RecipientAddress",
+	    "2024-01-12T15:15:02Z,Fail,,\"Reason: [{LED=550 5.1.10 RESOLVER.ADR.RecipientNotFound; not found};{MSG=}]\",e4,"
+	    "c@example.net", NULL },
+	  1, "m365", "bounced", "e4", "c@example.net", "", "", "550", "5.1.10", "",
+	  "550 5.1.10 RESOLVER.ADR.RecipientNotFound; not found", 1705072502, -1, "userunknown" },
+	/* Microsoft 365: statuses and events that are no attempt; a time of another culture */
+	{ { "Received,SenderAddress,RecipientAddress,Status", "2024-01-12T15:15:00Z,a@b.example,c@d.example,Quarantined", NULL },
+	  .rc = 0 },
+	{ { "Received,SenderAddress,RecipientAddress,Status", "12.01.2024 15:15:00,a@b.example,c@d.example,Failed", NULL },
+	  .rc = SMTPDIAG_EPARSE },
+	/* a CSV of something else is no header */
+	{ { "name,email,status", NULL }, .rc = 0 },
 };
 
 static void test_cases(void **state)

@@ -178,6 +178,8 @@ void sd_xf_envelope(sd_logline *l, const char *format, const char *program)
 
 int sd_xfmt_line(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine)
 {
+	int rc;
+
 	*mine = 0;
 	if (n >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF) {
 		p += 3; /* a UTF-8 byte order mark opens the file */
@@ -189,7 +191,13 @@ int sd_xfmt_line(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine)
 		return sd_scan_kumo(x, l, p, n, mine);
 	if (p[0] == '#' || x->kind == SD_XF_EXCHANGE)
 		return sd_scan_exchange(x, l, p, n, mine);
-	if (x->kind == SD_XF_NONE && sd_isdigit((unsigned char)p[0]))
+	if (x->kind == SD_XF_M365)
+		return sd_scan_m365(x, l, p, n, mine);
+	if (x->kind == SD_XF_PMTA)
+		return sd_scan_pmta(x, l, p, n, mine);
+	if (sd_isdigit((unsigned char)p[0]))
 		return sd_scan_exchange(x, l, p, n, mine); /* no #Fields: the default order */
-	return sd_scan_pmta(x, l, p, n, mine);
+	/* no header in force: a Microsoft 365 header line, else PowerMTA's */
+	rc = sd_scan_m365(x, l, p, n, mine);
+	return *mine ? rc : sd_scan_pmta(x, l, p, n, mine);
 }

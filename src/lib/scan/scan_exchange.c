@@ -46,7 +46,7 @@ static const short default_col[E_NKEYS] = {
 	[E_RCPT] = 12, [E_STATUS] = 13, [E_SENDER] = 19, [E_RETURNPATH] = 20,
 };
 
-static int event_of(sd_str e)
+int sd_xf_event(sd_str e)
 {
 	if (sd_str_caseeq(e, "DELIVER") || sd_str_caseeq(e, "SEND"))
 		return SD_ACT_SENT;
@@ -193,7 +193,7 @@ int sd_scan_exchange(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mi
 	if (!sd_xf_time(sd_xf_get(x, E_TIME), &l->h.time))
 		return 0; /* no record of ours (an Exim line, say) */
 	*mine = 1;
-	act = event_of(sd_xf_get(x, E_EVENT));
+	act = sd_xf_event(sd_xf_get(x, E_EVENT));
 	if (!act)
 		return 0;
 	sd_xf_envelope(l, "exchange", "");

@@ -74,6 +74,9 @@ char *sd_xf_alloc(sd_xfmt *x, size_t n);
 int sd_xf_time(sd_str s, sd_logtime *t);
 /* Unix seconds of a time with an offset, 0 without one. */
 int64_t sd_xf_epoch(const sd_logtime *t);
+/* Exchange's and Microsoft 365's delivery events, any case: DELIVER, SEND ->
+ * sent, DEFER -> deferred, FAIL -> bounced, others 0 (scan_exchange.c). */
+int sd_xf_event(sd_str e);
 /* A fresh envelope for a line of these formats. */
 void sd_xf_envelope(sd_logline *l, const char *format, const char *program);
 
@@ -83,6 +86,8 @@ void sd_xf_envelope(sd_logline *l, const char *format, const char *program);
 int sd_scan_pmta(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine);
 /* Exchange message tracking (scan_exchange.c): '#' head lines, records. */
 int sd_scan_exchange(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine);
+/* Microsoft 365 message trace exports (scan_m365.c): header, records. */
+int sd_scan_m365(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine);
 /* KumoMTA JSON log records (scan_kumo.c): a line starting with '{'. */
 int sd_scan_kumo(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine);
 
