@@ -34,8 +34,10 @@ typedef struct sd_xfmt {
 /* Could the line be one of these formats? Cheap: the first bytes only. */
 static inline int sd_xfmt_maybe(const sd_xfmt *x, const char *p, size_t n)
 {
-	unsigned char c = n ? (unsigned char)p[0] : 0;
+	unsigned char c = n > 3 ? (unsigned char)p[0] : 0;
 
+	if (c >= 'A' && c <= 'Z' && p[3] == ' ')
+		return 0; /* "Mar  3 09:00:02" (RFC 3164), the most common line, at once */
 	if (c == '{' || c == '#' || c == '"' || c == 0xEF)
 		return 1;
 	if (sd_isdigit(c))
