@@ -462,7 +462,8 @@ int smtpdiag_mbox_next(const char *p, size_t len, size_t *pos,
 /* One delivery attempt. Strings are never NULL ("" when the line does not
  * give them) and belong to the scanner (see smtpdiag_scan_line). */
 typedef struct smtpdiag_logrec {
-	const char *format;          /* "postfix", "exim", "sendmail", "opensmtpd" */
+	const char *format;          /* "postfix", "exim", "sendmail", "opensmtpd", "powermta",
+				      * "kumomta", "exchange", "m365" (docs/logs.md) */
 	int64_t timestamp;           /* Unix seconds, 0 when the line has no time */
 	const char *timezoneoffset;  /* "+0100": the offset the time was read with */
 	const char *host;            /* syslog host, "" in Exim's own log */
@@ -510,6 +511,12 @@ int smtpdiag_scanner_set_rules(smtpdiag_scanner *s, const smtpdiag_rules *rules)
  * month is later than the reference's. A caller reading a file passes the
  * file's modification time (the time of its last line). */
 void smtpdiag_scanner_reftime(smtpdiag_scanner *s, int64_t t);
+
+/* A new input starts: forget the columns a CSV log's header line named
+ * (PowerMTA accounting, Exchange message tracking, Microsoft 365 message
+ * trace). A CSV file names its columns once, at its top; a caller reading
+ * several inputs with one scanner calls this before each. NULL is fine. */
+void smtpdiag_scanner_reset(smtpdiag_scanner *s);
 
 /* Read one log line (without its line end; a trailing CR is ignored). Returns
  * the number of records it holds (1, or more for a Sendmail to= list), 0 when

@@ -76,7 +76,10 @@ static const cli_cmd scan_cmd = {
 	"expired, with the remote's reply and the verdict decode would give for it.\n"
 	"A LOG is a file, a gzip-compressed file, or '-' for standard input. Lines of\n"
 	"Postfix, Exim (main log), Sendmail and OpenSMTPD are read, bare or in syslog\n"
-	"form (RFC 3164, RFC 5424, RFC 3339 times); other lines are skipped and counted.\n",
+	"form (RFC 3164, RFC 5424, RFC 3339 times); other lines are skipped and counted.\n"
+	"Also read: PowerMTA accounting files, Exchange message tracking logs and\n"
+	"Microsoft 365 message trace exports (CSV; a header line names the columns, for\n"
+	"its own input), and KumoMTA JSON log records.\n",
 	"Times: JSON \"timestamp\" is Unix seconds and \"timezoneoffset\" the offset the\n"
 	"line's time was read with: the line's own when it has one, else local time.\n"
 	"RFC 3164 lines have no year: it is the year of the file's modification time\n"
@@ -341,6 +344,7 @@ static int open_piece(worker *w, scan_src *src, const char *path, const scan_tas
 		if (!piece || !piece->start)
 			smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_INPUTS, 1);
 		smtpdiag_scanner_reftime(w->sc, src->regular && !w->o->follow ? src->mtime : 0);
+		smtpdiag_scanner_reset(w->sc); /* a new input: no CSV header in force */
 		return 0;
 	}
 	scan_src_close(src);

@@ -5,6 +5,7 @@
  * the same reason decision (verdict.h) on the same kind of text. Sent lines
  * need no reason scan; only failures go through the classifier. */
 #include "scan/scan.h"
+#include "scan/scan_formats.h"
 #include "mime/datetime.h"
 #include "verdict/classify.h"
 #include "kb/codes.h"
@@ -37,6 +38,7 @@ struct smtpdiag_scanner {
 		int has_verdict;     /* v is the verdict of a delivery with these codes */
 		sd_verdict v;
 	} ic[SD_SCAN_ISSUE_CACHE];
+	sd_xfmt xf;              /* CSV header and buffer of the non-syslog formats (scan_formats.h) */
 };
 
 /* Per-line values shared by the line's records. */
@@ -100,7 +102,14 @@ void smtpdiag_scanner_free(smtpdiag_scanner *s)
 	sd_arena_free(&s->arena);
 	sd_classifier_free(s->cls);
 	sd_urun_free(s->user);
+	sd_xfmt_free(&s->xf);
 	free(s);
+}
+
+void smtpdiag_scanner_reset(smtpdiag_scanner *s)
+{
+	if (s)
+		sd_xfmt_reset(&s->xf);
 }
 
 int smtpdiag_scanner_set_rules(smtpdiag_scanner *s, const smtpdiag_rules *rules)
@@ -430,11 +439,20 @@ int smtpdiag_scan_line(smtpdiag_scanner *s, const char *p, size_t n)
 	l->has_inner = 0;
 	l->arrival = 0;
 	l->format = "";
+	if (sd_xfmt_maybe(&s->xf, p, n)) { /* CSV and JSON logs (scan_formats.h) */
+		int mine = 0;
+		rc = sd_xfmt_line(&s->xf, l, p, n, &mine);
+		if (mine && rc <= 0)
+			return rc;
+		if (mine)
+			goto records;
+	}
 	if (!sd_loghdr_parse(p, n, &l->h))
 		return 0;
 	rc = dispatch(l);
 	if (rc <= 0)
 		return rc;
+records:
 	sd_arena_reset(&s->arena);
 	common(s, &c);
 	for (size_t i = 0; i < l->n; i++)
