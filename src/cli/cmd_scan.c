@@ -8,6 +8,7 @@
  * --summary, a large plain file is cut into up to N pieces at line ends
  * (scan_split), each counted into a summary of its own, merged in file order. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -330,6 +331,31 @@ static void on_toolong(void *ctx)
 
 /* ---- one input ---- */
 
+#define SCAN_PRIME_MAX (64u << 10) /* bytes of a file's start read again for a later piece */
+
+/* A later piece of a file starts with the scanner as it is after the file's
+ * first lines: the lines up to the first record (a CSV or #Fields: header of
+ * PowerMTA, Exchange or Microsoft 365) are given to the scanner again, unread
+ * by the counts, so the columns they name hold in every piece. */
+static void prime_piece(worker *w, const char *path, off_t start)
+{
+	char *buf = malloc(SCAN_PRIME_MAX);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got = -1;
+
+	if (buf && fd >= 0)
+		got = pread(fd, buf, start < (off_t)SCAN_PRIME_MAX ? (size_t)start : SCAN_PRIME_MAX, 0);
+	for (size_t p = 0; got > 0 && p < (size_t)got;) {
+		const char *nl = memchr(buf + p, '\n', (size_t)got - p);
+		if (!nl || smtpdiag_scan_line(w->sc, buf + p, (size_t)(nl - (buf + p))) > 0)
+			break;
+		p = (size_t)(nl - buf) + 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+}
+
 /* Open an input, or (piece) the piece [start, end) of one: only its first
  * piece counts as an input. quiet (--follow looking again): a failure is
  * neither said nor counted. A file --follow waits for is not a failure either. */
@@ -345,6 +371,8 @@ static int open_piece(worker *w, scan_src *src, const char *path, const scan_tas
 			smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_INPUTS, 1);
 		smtpdiag_scanner_reftime(w->sc, src->regular && !w->o->follow ? src->mtime : 0);
 		smtpdiag_scanner_reset(w->sc); /* a new input: no CSV header in force */
+		if (piece && piece->start)
+			prime_piece(w, path, piece->start);
 		return 0;
 	}
 	scan_src_close(src);

@@ -46,3 +46,18 @@ expect_out '"inputs":3,"failed_inputs":0,' "three inputs"
 "$BIN" scan "$log" >"$TMP/seq.jsonl" 2>/dev/null
 expect_exit 0 "-j 2 JSON Lines of one file" -- "$BIN" scan -j 2 "$log"
 expect_same "-j 2 without --summary reads the file whole, in order" "$TMP/out" "$TMP/seq.jsonl"
+
+# a CSV log whose header names its own column order: every piece reads the
+# columns of the file's header, not the default order
+csv=$TMP/acct.csv
+head -1 "$FX/powermta-fields.csv" >"$csv"
+i=0
+while [ $i -lt 400 ]; do
+	tail -n +2 "$FX/powermta-fields.csv"
+	i=$((i + 1))
+done >>"$csv"
+expect_exit 0 "-j 1 --summary of a PowerMTA file with its header" -- "$BIN" scan -j 1 --summary --format jsonl "$csv"
+cp "$TMP/out" "$TMP/c1.json"
+expect_out '"malformed":0,' "-j 1: every PowerMTA row read"
+expect_exit 0 "-j 3 --summary of the PowerMTA file" -- "$BIN" scan -j 3 --summary --format jsonl "$csv"
+expect_same "-j 3 reads the header's columns in every piece" "$TMP/out" "$TMP/c1.json"
