@@ -161,6 +161,15 @@ static int64_t line_time(smtpdiag_scanner *s, const sd_logtime *t, char tz[6])
 	return w - off;
 }
 
+/* The Unix time of a line's time as the scanner reads it (reference year,
+ * --utc, local zone): for callers that look at lines with no record. */
+int64_t sd_scanner_time(smtpdiag_scanner *s, const sd_logtime *t)
+{
+	char tz[6];
+
+	return line_time(s, t, tz);
+}
+
 /* ---- the records ---- */
 
 /* A NUL-terminated copy; a NUL byte inside the line becomes a space. */
