@@ -52,20 +52,26 @@ struct jmsg {
 	uint16_t host;            /* interned */
 	uint8_t mta, end;
 	uint8_t waiting;          /* closed, waiting for its next hop's id */
+	uint8_t qlen;             /* bytes of the id */
+	uint32_t nhash;           /* hash of the next hop's id */
 	uint32_t qid, messageid, sender, client, notification, nextq, nexthost; /* pool offsets */
 	int64_t first, last, size;
 	int64_t opened;           /* the latest log time when it was opened (for the window) */
 	long nrcpt;               /* announced (qmgr nrcpt=, Sendmail nrcpts=), -1 unknown */
 	uint32_t nr, rcap;
-	jrcpt *r;
+	jrcpt *r;                 /* &one, or an array of rcap */
+	jrcpt one;                /* the first recipient: most messages have one */
 	char *pool;
 	uint32_t plen, pcap;
 };
 
+/* An id gone: its hash (a 32-bit hash in a slot chosen by 16 of its bits
+ * stands for the id; a wrong host now and then is the price of 8 bytes) and
+ * its host. */
 typedef struct seen_id {
 	uint32_t hash;
 	uint16_t host;
-	char id[SD_JOIN_ID_MAX + 1];
+	uint16_t used;
 } seen_id;
 
 typedef struct session {
@@ -83,6 +89,10 @@ struct smtpdiag_joiner {
 	jmsg *whead, *wtail;      /* waiting ones, oldest first */
 	char **hosts;
 	size_t nhosts;
+	uint16_t lasthost;        /* the host of the last line, and its length */
+	size_t lasthostn;
+	sd_logtime lasttm;        /* the last line's time as written, and as read */
+	int64_t lastt;
 	seen_id *seen;
 	session *sess;
 	sd_buf ready;             /* JSON Lines of the finished messages */
@@ -120,9 +130,14 @@ static uint16_t host_intern(smtpdiag_joiner *j, sd_str h)
 {
 	char **nh;
 
+	if (j->lasthost && h.n == j->lasthostn && !memcmp(j->hosts[j->lasthost], h.p, h.n))
+		return j->lasthost;
 	for (size_t i = 1; i < j->nhosts; i++)
-		if (strlen(j->hosts[i]) == h.n && !memcmp(j->hosts[i], h.p, h.n))
+		if (strlen(j->hosts[i]) == h.n && !memcmp(j->hosts[i], h.p, h.n)) {
+			j->lasthost = (uint16_t)i;
+			j->lasthostn = h.n;
 			return (uint16_t)i;
+		}
 	if (!h.n || j->nhosts >= SD_JOIN_MAX_HOSTS)
 		return 0;
 	if (!(nh = realloc(j->hosts, (j->nhosts + 1) * sizeof(*nh))))
@@ -143,7 +158,7 @@ static uint32_t put(jmsg *m, sd_str v)
 	if (!v.n || v.n >= SD_JOIN_POOL_MAX || m->plen + v.n + 1 > SD_JOIN_POOL_MAX)
 		return 0;
 	if (m->plen + v.n + 1 > m->pcap) {
-		uint32_t cap = m->pcap ? m->pcap : 64;
+		uint32_t cap = m->pcap ? m->pcap : 160;
 		char *np;
 		while (cap < m->plen + v.n + 1)
 			cap *= 2;
@@ -181,7 +196,7 @@ static void set_once(jmsg *m, uint32_t *field, sd_str v)
 /* The id a message is chained by: its own, or (waiting) its next hop's. */
 static uint32_t chain_hash(const jmsg *m, int by_next)
 {
-	return by_next ? hash_of(str(m, m->nextq), strlen(str(m, m->nextq))) : m->hash;
+	return by_next ? m->nhash : m->hash;
 }
 
 /* Twice the buckets for a table of chains (*t, *size a power of two). */
@@ -208,8 +223,7 @@ static int rehash(jmsg ***t, size_t *size, int by_next)
 static jmsg *lookup(smtpdiag_joiner *j, uint16_t host, sd_str id, uint32_t h)
 {
 	for (jmsg *m = j->tab[h & (j->tabsize - 1)]; m; m = m->hnext)
-		if (m->hash == h && m->host == host && !strncmp(str(m, m->qid), id.p, id.n) &&
-		    !str(m, m->qid)[id.n])
+		if (m->hash == h && m->host == host && m->qlen == id.n && !memcmp(m->pool + m->qid, id.p, id.n))
 			return m;
 	return NULL;
 }
@@ -218,7 +232,7 @@ static jmsg *lookup(smtpdiag_joiner *j, uint16_t host, sd_str id, uint32_t h)
 static jmsg *lookup_any(smtpdiag_joiner *j, sd_str id, uint32_t h)
 {
 	for (jmsg *m = j->tab[h & (j->tabsize - 1)]; m; m = m->hnext)
-		if (m->hash == h && !strncmp(str(m, m->qid), id.p, id.n) && !str(m, m->qid)[id.n])
+		if (m->hash == h && m->qlen == id.n && !memcmp(m->pool + m->qid, id.p, id.n))
 			return m;
 	return NULL;
 }
@@ -267,7 +281,8 @@ static void list_append(smtpdiag_joiner *j, jmsg *m)
 
 static void msg_free(jmsg *m)
 {
-	free(m->r);
+	if (m->r != &m->one)
+		free(m->r);
 	free(m->pool);
 	free(m);
 }
@@ -288,6 +303,7 @@ static jmsg *msg_open(smtpdiag_joiner *j, int mta, uint16_t host, sd_str id, uin
 		return NULL;
 	}
 	m->pool[0] = 0;
+	m->qlen = (uint8_t)id.n;
 	m->hash = h;
 	m->host = host;
 	m->mta = (uint8_t)mta;
@@ -324,19 +340,18 @@ static jmsg *msg_get(smtpdiag_joiner *j, int mta, uint16_t host, sd_str id, int6
 
 static void seen_add(smtpdiag_joiner *j, const jmsg *m)
 {
-	const char *id = str(m, m->qid);
 	seen_id *e = &j->seen[m->hash & (SD_JOIN_SEEN - 1)];
 
 	e->hash = m->hash;
 	e->host = m->host;
-	sd_strlcpy(e->id, id, strlen(id), sizeof(e->id));
+	e->used = 1;
 }
 
-static const seen_id *seen_find(const smtpdiag_joiner *j, sd_str id, uint32_t h)
+static const seen_id *seen_find(const smtpdiag_joiner *j, uint32_t h)
 {
 	const seen_id *e = &j->seen[h & (SD_JOIN_SEEN - 1)];
 
-	return e->hash == h && e->id[0] && !strncmp(e->id, id.p, id.n) && !e->id[id.n] ? e : NULL;
+	return e->used && e->hash == h ? e : NULL;
 }
 
 /* ---- the record ---- */
@@ -432,9 +447,8 @@ static void emit(smtpdiag_joiner *j, jmsg *m)
 /* The next hop's host when its id is known: open now, or gone. */
 static int resolve_next(smtpdiag_joiner *j, jmsg *m)
 {
-	const char *q = str(m, m->nextq);
-	sd_str id = cs(q);
-	uint32_t h = hash_of(id.p, id.n);
+	sd_str id = cs(str(m, m->nextq));
+	uint32_t h = m->nhash;
 	const jmsg *o = lookup_any(j, id, h);
 	const seen_id *e;
 
@@ -442,7 +456,7 @@ static int resolve_next(smtpdiag_joiner *j, jmsg *m)
 		m->nexthost = put(m, cs(j->hosts[o->host]));
 		return 1;
 	}
-	if ((e = seen_find(j, id, h)) != NULL) {
+	if ((e = seen_find(j, h)) != NULL) {
 		m->nexthost = put(m, cs(j->hosts[e->host]));
 		return 1;
 	}
@@ -481,7 +495,7 @@ static void wake(smtpdiag_joiner *j, const jmsg *o)
 
 	while (*pp) {
 		jmsg *m = *pp;
-		if (!strcmp(str(m, m->nextq), id) && m->host != o->host) {
+		if (m->nhash == o->hash && !strcmp(str(m, m->nextq), id) && m->host != o->host) {
 			*pp = m->hnext;
 			list_remove(j, m);
 			m->waiting = 0;
@@ -520,11 +534,16 @@ static jrcpt *rcpt_get(jmsg *m, sd_str addr)
 			return &m->r[i];
 	if (m->nr >= SMTPDIAG_JOIN_MAX_RCPTS)
 		return NULL;
-	if (m->nr == m->rcap) {
-		uint32_t cap = m->rcap ? m->rcap * 2 : 1;
-		jrcpt *nr = realloc(m->r, cap * sizeof(*nr));
+	if (!m->rcap) {
+		m->r = &m->one;
+		m->rcap = 1;
+	} else if (m->nr == m->rcap) {
+		uint32_t cap = m->rcap * 2;
+		jrcpt *nr = realloc(m->r == &m->one ? NULL : m->r, cap * sizeof(*nr));
 		if (!nr)
 			return NULL;
+		if (m->r == &m->one)
+			nr[0] = m->one;
 		m->r = nr;
 		m->rcap = cap;
 	}
@@ -632,7 +651,8 @@ static int attempt(smtpdiag_joiner *j, const smtpdiag_logrec *r)
 		return 0;
 	if (!(m = msg_get(j, mta, host_intern(j, cs(r->host)), id, r->timestamp)))
 		return SMTPDIAG_ENOMEM;
-	set_once(m, &m->sender, cs(r->sender));
+	if (!m->sender && r->sender[0])
+		m->sender = put(m, cs(r->sender));
 	if (!r->recipient[0]) {
 		if (f == F_EXPIRED) {
 			expire_rcpts(m);
@@ -652,7 +672,9 @@ static int attempt(smtpdiag_joiner *j, const smtpdiag_logrec *r)
 		rc->last_advice = put(m, cs(r->advice));
 		rc->last_retry = (uint8_t)(r->retry != 0);
 	} else if (!m->nextq) {
-		m->nextq = put(m, next_hop(cs(r->diagnosticcode)));
+		sd_str nx = next_hop(cs(r->diagnosticcode));
+		if ((m->nextq = put(m, nx)) != 0)
+			m->nhash = hash_of(nx.p, nx.n);
 	}
 	if ((mta == M_SENDMAIL || mta == M_OPENSMTPD) && all_done(m) && !dsn_due(m))
 		close_msg(j, m, E_DELIVERED);
@@ -689,6 +711,24 @@ static sd_str word_field(sd_str s, const char *key)
 	return SD_NULLSTR;
 }
 
+/* The Postfix programs whose lines with a queue id are no attempt but ours. */
+static int postfix_ours(sd_str a)
+{
+	switch (a.n) {
+	case 4:
+		return !memcmp(a.p, "qmgr", 4);
+	case 5:
+		return !memcmp(a.p, "smtpd", 5) || !memcmp(a.p, "oqmgr", 5);
+	case 6:
+		return !memcmp(a.p, "pickup", 6) || !memcmp(a.p, "bounce", 6);
+	case 7:
+		return !memcmp(a.p, "cleanup", 7);
+	case 9:
+		return !memcmp(a.p, "postsuper", 9);
+	}
+	return 0;
+}
+
 static int postfix_line(smtpdiag_joiner *j, const sd_loghdr *h, int64_t t)
 {
 	sd_str agent = agent_of(h->program), m = h->msg, id, rest;
@@ -699,13 +739,8 @@ static int postfix_line(smtpdiag_joiner *j, const sd_loghdr *h, int64_t t)
 		return 0;
 	id = (sd_str){ m.p, q };
 	rest = sd_sl_skip(m, q + 2);
-	if (sd_str_caseeq(agent, "smtpd") || sd_str_caseeq(agent, "pickup") || sd_str_caseeq(agent, "cleanup") ||
-	    sd_str_caseeq(agent, "qmgr") || sd_str_caseeq(agent, "oqmgr") || sd_str_caseeq(agent, "bounce") ||
-	    sd_str_caseeq(agent, "postsuper")) {
-		/* ours */
-	} else {
+	if (!postfix_ours(agent))
 		return 0;
-	}
 	if (!(g = msg_get(j, M_POSTFIX, host_intern(j, h->host), id, t)))
 		return SMTPDIAG_ENOMEM;
 	if (sd_sl_starts(rest, "client=")) {
@@ -962,14 +997,23 @@ void smtpdiag_joiner_free(smtpdiag_joiner *j)
 /* The line's own lines that are no attempt, by family. */
 static int other_line(smtpdiag_joiner *j, smtpdiag_scanner *s, const char *line, size_t len)
 {
+	const sd_loghdr *seen = sd_scanner_hdr(s, line);
 	sd_loghdr h;
 	sd_str prog;
 	int64_t t;
 
-	if (!sd_loghdr_parse(line, len, &h))
+	if (seen)
+		h = *seen; /* the scanner's reading of this very line */
+	else if (!sd_loghdr_parse(line, len, &h))
 		return 0;
 	prog = h.program;
-	t = h.has_time ? sd_scanner_time(s, &h.time) : 0;
+	t = 0;
+	if (h.has_time && !memcmp(&h.time, &j->lasttm, sizeof(h.time))) {
+		t = j->lastt;
+	} else if (h.has_time) {
+		t = j->lastt = sd_scanner_time(s, &h.time);
+		j->lasttm = h.time;
+	}
 	if (t > j->now)
 		j->now = t;
 	if (h.exim || sd_str_casestarts(prog, "exim"))
