@@ -119,3 +119,9 @@ set -- $(sed -n 's/^smtpdiag: scan: \([0-9]*\) lines, \([0-9]*\) messages: \([0-
 if [ $# -eq 4 ] && [ "$1" -eq $(($2 + $3 + $4)) ] && [ "$1" -eq "$(wc -l <"$TMP/out")" ]; then
 	echo "ok $n - all fixtures: messages = closed + windowed + open at the end = records"; else
 	echo "not ok $n - all fixtures: counts do not add up ($*)"; fi
+
+# --- a content filter that injects the message again on the same host
+expect_exit 0 "content filter" -- "$BIN" scan --messages "$FX/messages-filter.log"
+expect_counts 10 2 2 0 0 "content filter"
+expect_rec 6A7B8C9D0E '"next":\{"queueid":"7B8C9D0E1F","host":"mx1"\}' "content filter: next is the same host's message"
+expect_rec 7B8C9D0E1F '"client":"localhost\[127.0.0.1\]".*"final":"sent"' "content filter: the injected message's own record"

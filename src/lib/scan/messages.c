@@ -495,7 +495,7 @@ static void wake(smtpdiag_joiner *j, const jmsg *o)
 
 	while (*pp) {
 		jmsg *m = *pp;
-		if (m->nhash == o->hash && !strcmp(str(m, m->nextq), id) && m->host != o->host) {
+		if (m->nhash == o->hash && !strcmp(str(m, m->nextq), id)) {
 			*pp = m->hnext;
 			list_remove(j, m);
 			m->waiting = 0;
