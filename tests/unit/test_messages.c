@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "smtpdiag.h"
+#include "scan/messages.h"
 
 #define REF_2024_06_01 1717200000
 
@@ -170,6 +171,46 @@ static void test_own_envelope(void **state)
 	rig_free(&r);
 }
 
+/* Reject records (inbound refusals, made by the scanner in the default
+ * stream) are no attempts: the line is read as the joiner's own. */
+static void test_reject_records(void **state)
+{
+	rig r;
+	smtpdiag_logrec rej;
+	const smtpdiag_logrec *recs[1] = { &rej };
+	const char *a = "Mar  3 08:00:01 mx1 postfix/smtpd[1]: 6C6C6C6C6C: client=a.example[192.0.2.1]";
+	const char *b = "Mar  3 08:00:02 mx1 postfix/smtpd[1]: 6C6C6C6C6C: reject: RCPT from a.example[192.0.2.1]: "
+			"550 5.1.1 <x@example.com>: Recipient address rejected: User unknown; from=<s@example.org> "
+			"to=<x@example.com> proto=ESMTP helo=<a.example>";
+	const char *c = "Mar  3 08:00:03 mx1 postfix/cleanup[2]: 6C6C6C6C6C: reject: header Subject: spam from "
+			"a.example[192.0.2.1]; from=<s@example.org> to=<y@example.com> proto=ESMTP helo=<a.example>: 5.7.1 no";
+
+	(void)state;
+	rig_new(&r, 0);
+	feed(&r, a);
+	memset(&rej, 0, sizeof(rej));
+	rej.format = "postfix";
+	rej.host = "mx1";
+	rej.queueid = "6C6C6C6C6C";
+	rej.recipient = "x@example.com";
+	rej.sender = "s@example.org";
+	rej.action = "rejected";
+	rej.replycode = "550";
+	rej.status = "5.1.1";
+	rej.reason = "userunknown";
+	rej.advice = "suppress-recipient";
+	rej.timestamp = 1709452802;
+	assert_int_equal(sd_joiner_recs(r.j, r.s, recs, 1, b, strlen(b)), 0);
+	assert_int_equal(smtpdiag_joiner_count(r.j, SMTPDIAG_JOIN_OPEN), 1);
+	rej.recipient = "y@example.com";
+	rej.timestamp = 1709452803;
+	assert_int_equal(sd_joiner_recs(r.j, r.s, recs, 1, c, strlen(c)), 0);
+	assert_int_equal(smtpdiag_joiner_take(r.j, &r.out), 1);
+	assert_non_null(strstr(r.out.data, "\"closed\":true,\"end\":\"rejected\",\"recipients\":[]"));
+	assert_null(strstr(r.out.data, "\"sender\":\"s@example.org\""));
+	rig_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_finish_batches),
 		cmocka_unit_test(test_own_envelope),
+		cmocka_unit_test(test_reject_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

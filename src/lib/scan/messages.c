@@ -17,6 +17,7 @@
  * Finished messages are written as JSON at once into a buffer the caller
  * takes. Strings of a message live in one pool of its own (offsets). */
 #include "scan/scan.h"
+#include "scan/messages.h"
 
 #include <stdlib.h>
 
@@ -1028,34 +1029,44 @@ static int other_line(smtpdiag_joiner *j, smtpdiag_scanner *s, const char *line,
 	return 0;
 }
 
+int sd_joiner_recs(smtpdiag_joiner *j, smtpdiag_scanner *s, const smtpdiag_logrec *const *recs, int nrec,
+		   const char *line, size_t len)
+{
+	int err = 0, attempts = 0;
+
+	/* a Sendmail DSN line is an expiry record and names the notification */
+	if (nrec > 0 && !strcmp(recs[0]->format, "sendmail"))
+		err = other_line(j, s, line, len);
+	for (int i = 0; i < nrec && !err; i++) {
+		const smtpdiag_logrec *r = recs[i];
+		if (!strcmp(r->action, "rejected"))
+			continue; /* a refusal of our own, inbound: no attempt (the line is read below) */
+		if (r->timestamp > j->now)
+			j->now = r->timestamp;
+		err = attempt(j, r);
+		attempts++;
+	}
+	if (!err && !attempts && (nrec == 0 || strcmp(recs[0]->format, "sendmail")))
+		err = other_line(j, s, line, len);
+	expire(j);
+	return err;
+}
+
 int smtpdiag_joiner_line(smtpdiag_joiner *j, smtpdiag_scanner *s, int rc, const char *line, size_t len)
 {
-	int err = 0;
+	const smtpdiag_logrec *recs[SMTPDIAG_SCAN_MAX_RECORDS];
+	int n = 0;
 
 	if (!j || !s || (!line && len))
 		return SMTPDIAG_EINVAL;
 	j->cnt[SMTPDIAG_JOIN_LINES]++;
-	if (!line || len > SMTPDIAG_SCAN_MAX_LINE)
+	if (!line || len > SMTPDIAG_SCAN_MAX_LINE || rc < 0)
 		return 0;
 	if (len && line[len - 1] == '\r')
 		len--;
-	if (rc > 0) {
-		/* a Sendmail DSN line is an expiry record and names the notification */
-		if (!strcmp(smtpdiag_scanner_rec(s, 0)->format, "sendmail"))
-			err = other_line(j, s, line, len);
-		for (int i = 0; i < rc && !err; i++) {
-			const smtpdiag_logrec *r = smtpdiag_scanner_rec(s, (size_t)i);
-			if (!r)
-				break;
-			if (r->timestamp > j->now)
-				j->now = r->timestamp;
-			err = attempt(j, r);
-		}
-	} else if (rc == 0) {
-		err = other_line(j, s, line, len);
-	}
-	expire(j);
-	return err;
+	while (n < rc && n < SMTPDIAG_SCAN_MAX_RECORDS && (recs[n] = smtpdiag_scanner_rec(s, (size_t)n)) != NULL)
+		n++;
+	return sd_joiner_recs(j, s, recs, n, line, len);
 }
 
 long smtpdiag_joiner_take(smtpdiag_joiner *j, smtpdiag_buf *out)
