@@ -125,3 +125,9 @@ expect_exit 0 "content filter" -- "$BIN" scan --messages "$FX/messages-filter.lo
 expect_counts 10 2 2 0 0 "content filter"
 expect_rec 6A7B8C9D0E '"next":\{"queueid":"7B8C9D0E1F","host":"mx1"\}' "content filter: next is the same host's message"
 expect_rec 7B8C9D0E1F '"client":"localhost\[127.0.0.1\]".*"final":"sent"' "content filter: the injected message's own record"
+
+# --- an OpenSMTPD next hop's reply: "250 2.0.0 MSGID Message accepted for delivery"
+printf '%s\n' 'Mar  3 11:00:01 mx1 postfix/smtp[1]: 8C9D0E1F2A: to=<o@example.org>, relay=mx4.example.org[192.0.2.4]:25, delay=1, delays=0/0/0.5/0.5, dsn=2.0.0, status=sent (250 2.0.0 0a1b2c3d Message accepted for delivery)' \
+	'Mar  3 11:00:01 mx1 postfix/qmgr[2]: 8C9D0E1F2A: removed' >"$TMP/osmtpd-hop.log"
+expect_exit 0 "OpenSMTPD next hop" -- "$BIN" scan --messages "$TMP/osmtpd-hop.log"
+expect_rec 8C9D0E1F2A '"next":\{"queueid":"0a1b2c3d","host":""\}' "OpenSMTPD next hop: its message id"
