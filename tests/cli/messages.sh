@@ -131,3 +131,12 @@ printf '%s\n' 'Mar  3 11:00:01 mx1 postfix/smtp[1]: 8C9D0E1F2A: to=<o@example.or
 	'Mar  3 11:00:01 mx1 postfix/qmgr[2]: 8C9D0E1F2A: removed' >"$TMP/osmtpd-hop.log"
 expect_exit 0 "OpenSMTPD next hop" -- "$BIN" scan --messages "$TMP/osmtpd-hop.log"
 expect_rec 8C9D0E1F2A '"next":\{"queueid":"0a1b2c3d","host":""\}' "OpenSMTPD next hop: its message id"
+
+# --- a master.cf service name in the program (postfix/submission/smtpd), a long queue id
+printf '%s\n' 'Mar  3 12:00:01 mx1 postfix/submission/smtpd[1]: 4Tq9Zc0Lm7z8xYwV: client=laptop.example[192.0.2.50], sasl_method=PLAIN, sasl_username=kim' \
+	'Mar  3 12:00:01 mx1 postfix/cleanup[2]: 4Tq9Zc0Lm7z8xYwV: message-id=<sub-1@example.com>' \
+	'Mar  3 12:00:01 mx1 postfix/qmgr[3]: 4Tq9Zc0Lm7z8xYwV: from=<kim@example.com>, size=900, nrcpt=1 (queue active)' \
+	'Mar  3 12:00:02 mx1 postfix/relay/smtp[4]: 4Tq9Zc0Lm7z8xYwV: to=<lee@example.org>, relay=smarthost.example[198.51.100.9]:587, delay=1, delays=0/0/0.5/0.5, dsn=2.0.0, status=sent (250 2.0.0 Ok: queued as 4Tr0Ab1Cd2Ef3Gh)' \
+	'Mar  3 12:00:02 mx1 postfix/qmgr[3]: 4Tq9Zc0Lm7z8xYwV: removed' >"$TMP/submission.log"
+expect_exit 0 "submission service" -- "$BIN" scan --messages "$TMP/submission.log"
+expect_rec 4Tq9Zc0Lm7z8xYwV '"messageid":"sub-1@example.com","sender":"kim@example.com","client":"laptop.example\[192.0.2.50\]",.*"end":"removed".*"final":"sent".*"next":\{"queueid":"4Tr0Ab1Cd2Ef3Gh","host":""\}' "submission service: postfix/submission/smtpd and postfix/relay/smtp join"
