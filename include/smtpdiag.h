@@ -532,6 +532,57 @@ const smtpdiag_logrec *smtpdiag_scanner_rec(const smtpdiag_scanner *s, size_t i)
  * unknown). */
 void smtpdiag_logrec_json(const smtpdiag_logrec *r, smtpdiag_buf *out);
 
+/* ---- scan messages ----
+ * A joiner gathers the lines of one message (`smtpdiag scan --messages`):
+ * Postfix by host and queue id (smtpd client=, pickup, cleanup message-id=,
+ * qmgr from=/size=/nrcpt=, each delivery attempt, bounce's notification,
+ * qmgr removed), Exim by message id (<=, => -> ** ==, Completed), Sendmail by
+ * queue id (from=, to=, DSN) and OpenSMTPD by message id (smtp message,
+ * smtp envelope, mta/mda delivery). Feed it every line in log order with what
+ * smtpdiag_scan_line() said of it; each finished message comes out as one JSON
+ * object (docs/messages.md). Memory is bounded: a message still open
+ * after the window (log time since its first line) or beyond
+ * SMTPDIAG_JOIN_MAX_OPEN open messages is written as it is, marked, and
+ * dropped. Not thread-safe; one joiner may read many files of one run. */
+
+#define SMTPDIAG_JOIN_WINDOW (5 * 86400)   /* default window, seconds of log time */
+#define SMTPDIAG_JOIN_MAX_OPEN (4u << 20)  /* open messages kept at most */
+#define SMTPDIAG_JOIN_MAX_RCPTS 1000       /* recipients listed per message */
+#define SMTPDIAG_JOIN_BATCH 1000           /* messages smtpdiag_joiner_finish() appends per call */
+
+typedef struct smtpdiag_joiner smtpdiag_joiner;
+
+/* The counters of smtpdiag_joiner_count(). EMITTED = CLOSED + WINDOWED +
+ * ATEND; OPEN is the messages held now. */
+typedef enum smtpdiag_join_counter {
+	SMTPDIAG_JOIN_LINES = 0,  /* lines given to smtpdiag_joiner_line() */
+	SMTPDIAG_JOIN_OPEN,       /* messages open now */
+	SMTPDIAG_JOIN_EMITTED,    /* message records written */
+	SMTPDIAG_JOIN_CLOSED,     /* ... of which closed by their MTA's last line */
+	SMTPDIAG_JOIN_WINDOWED,   /* ... still open past the window (or the open limit) */
+	SMTPDIAG_JOIN_ATEND       /* ... still open at smtpdiag_joiner_finish() */
+} smtpdiag_join_counter;
+
+/* A joiner with this window in seconds of log time (0: SMTPDIAG_JOIN_WINDOW).
+ * NULL when out of memory or window < 0. Free with smtpdiag_joiner_free(). */
+smtpdiag_joiner *smtpdiag_joiner_new(int64_t window);
+void smtpdiag_joiner_free(smtpdiag_joiner *j);
+/* Join one line: s is the scanner the line was just given to and rc what
+ * smtpdiag_scan_line() returned (its records are read, so call this before the
+ * scanner's next line). s gives the line's time as the scanner reads it.
+ * Returns 0, SMTPDIAG_EINVAL, or SMTPDIAG_ENOMEM (the line is not joined). */
+int smtpdiag_joiner_line(smtpdiag_joiner *j, smtpdiag_scanner *s, int rc, const char *line, size_t len);
+/* Append the messages finished so far as JSON Lines (one object and '\n'
+ * each) and forget them. Returns the number appended. */
+long smtpdiag_joiner_take(smtpdiag_joiner *j, smtpdiag_buf *out);
+/* End of input: the messages still open are appended, marked, as by
+ * smtpdiag_joiner_take(), at most SMTPDIAG_JOIN_BATCH (and those finished
+ * before) per call, so that the output is written as it goes: call it until it
+ * returns 0. Returns the number appended. */
+long smtpdiag_joiner_finish(smtpdiag_joiner *j, smtpdiag_buf *out);
+/* A counter's value; 0 for a NULL joiner or an unknown counter. */
+unsigned long smtpdiag_joiner_count(const smtpdiag_joiner *j, smtpdiag_join_counter which);
+
 /* ---- scan summary ----
  * Counts of a log's delivery records (`smtpdiag scan --summary`): the records
  * by action, reason, recipient domain (lowercased), relay and code ("550 5.1.1"),

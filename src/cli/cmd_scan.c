@@ -29,7 +29,8 @@
 #define SCAN_PROGRESS_MS 250       /* progress bar refresh */
 #define SCAN_PIECE_MIN ((off_t)8 << 20) /* -j --summary: bytes of a piece of one file, at least */
 
-enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_INCIDENTS, S_METRICS_LISTEN, S_END };
+enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_INCIDENTS,
+       S_METRICS_LISTEN, S_MESSAGES, S_WINDOW, S_END };
 
 static const cli_opt opts[] = {
 	[S_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -66,6 +67,14 @@ static const cli_opt opts[] = {
 			       "with --follow, serve /metrics (Prometheus: docs/metrics.md) of the "
 			       "followed logs on ADDR (HOST:PORT, [IPV6]:PORT, :PORT or PORT, as serve "
 			       "--listen) and /healthz, nothing else" },
+	[S_MESSAGES] = { "messages", 0, CLI_FLAG, NULL,
+			 "write one JSON object per message instead of one per attempt: its lines "
+			 "joined by queue id across all inputs (read in order, in one thread), each "
+			 "recipient's final state; the counts go to stderr (docs/messages.md)" },
+	[S_WINDOW] = { "message-window", 0, CLI_VALUE, "TIME",
+		       "with --messages, write a message still open this long after its first line "
+		       "(log time; seconds, or a number and s, m, h, d or w) as it is and forget it "
+		       "(default 5d)" },
 	[S_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -99,6 +108,8 @@ typedef struct scan_store {
 typedef struct scan_opts {
 	int text, json, summary, failures, follow, jobs, why;
 	int incidents;   /* --incidents */
+	int messages;
+	int64_t window;  /* --message-window, seconds; 0 when not given */
 	unsigned flags;
 	const char *rules_path;
 	smtpdiag_rules *rules; /* shared read-only by the workers' scanners */
@@ -123,6 +134,7 @@ struct worker {
 	FILE *dst;
 	smtpdiag_summary *sum;
 	smtpdiag_incidents *inc; /* --incidents */
+	smtpdiag_joiner *join; /* --messages */
 	int werr;
 };
 
@@ -297,6 +309,15 @@ static void emit(worker *w, const smtpdiag_logrec *r)
 
 /* ---- lines ---- */
 
+/* --messages: the line to the joiner, the messages it finished to the output. */
+static void join_line(worker *w, int rc, const char *p, size_t n)
+{
+	if (smtpdiag_joiner_line(w->join, w->sc, rc, p, n) == SMTPDIAG_ENOMEM)
+		w->werr = ENOMEM;
+	if (smtpdiag_joiner_take(w->join, &w->out) && w->out.len >= SCAN_OUT_FLUSH)
+		flush_out(w);
+}
+
 static void on_line(void *ctx, const char *p, size_t n)
 {
 	worker *w = ctx;
@@ -306,7 +327,11 @@ static void on_line(void *ctx, const char *p, size_t n)
 	if (w->o->metrics)
 		logmetrics_line(rc > 0 ? LM_LINE_RECORD : rc == 0 ? LM_LINE_SKIPPED :
 				rc == SMTPDIAG_EPARSE ? LM_LINE_MALFORMED : LM_LINE_OVERLIMIT);
-	if (rc > 0) {
+	if (w->join)
+		join_line(w, rc, p, n);
+	if (rc > 0 && w->join) {
+		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_DELIVERY, 1);
+	} else if (rc > 0) {
 		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_DELIVERY, 1);
 		for (int i = 0; i < rc; i++)
 			emit(w, smtpdiag_scanner_rec(w->sc, (size_t)i));
@@ -327,6 +352,8 @@ static void on_toolong(void *ctx)
 	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_OVERLIMIT, 1);
 	if (w->o->metrics)
 		logmetrics_line(LM_LINE_OVERLIMIT);
+	if (w->join)
+		join_line(w, SMTPDIAG_ELIMIT, NULL, 0);
 }
 
 /* ---- one input ---- */
@@ -578,12 +605,15 @@ static int worker_init(worker *w, const scan_opts *o)
 	w->sc = smtpdiag_scanner_new(o->flags);
 	if ((o->incidents || o->metrics) && !(w->inc = smtpdiag_incidents_new()))
 		return -1;
+	if (o->messages && !(w->join = smtpdiag_joiner_new(o->window)))
+		return -1;
 	return w->sc && w->sum && smtpdiag_scanner_set_rules(w->sc, o->rules) == 0 ? 0 : -1;
 }
 
 static void worker_free(worker *w)
 {
 	smtpdiag_scanner_free(w->sc);
+	smtpdiag_joiner_free(w->join);
 	smtpdiag_buf_free(&w->out);
 	smtpdiag_summary_free(w->sum);
 	smtpdiag_incidents_free(w->inc);
@@ -664,6 +694,42 @@ static int run_pool(const scan_opts *o, const scan_task *tasks, int n, worker *w
 
 /* ---- options ---- */
 
+/* "3600", "90m", "12h", "5d", "1w": seconds (at most ten years), or 0. */
+static int64_t scan_duration(const char *v)
+{
+	int64_t x = 0, unit = 1;
+	const char *p = v;
+
+	while (*p >= '0' && *p <= '9' && x < 400000000)
+		x = x * 10 + (*p++ - '0');
+	if (p == v)
+		return 0;
+	switch (*p) {
+	case 0:
+		break;
+	case 's':
+		break;
+	case 'm':
+		unit = 60;
+		break;
+	case 'h':
+		unit = 3600;
+		break;
+	case 'd':
+		unit = 86400;
+		break;
+	case 'w':
+		unit = 7 * 86400;
+		break;
+	default:
+		return 0;
+	}
+	if (*p && p[1])
+		return 0;
+	x *= unit;
+	return x > 0 && x <= 3650LL * 86400 ? x : 0;
+}
+
 static int on_opt(const cli_parse *p, int id, void *ctx)
 {
 	scan_opts *o = ctx;
@@ -706,6 +772,13 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		o->metrics_listen = p->value;
 		o->metrics = 1;
 		break;
+	case S_MESSAGES:
+		o->messages = 1;
+		break;
+	case S_WINDOW:
+		if ((o->window = scan_duration(p->value)) <= 0)
+			return cli_bad_value(p, "a time of log: seconds, or a number and s, m, h, d or w (5d)");
+		break;
 	}
 	return -1;
 }
@@ -729,6 +802,12 @@ static int parse_args(int argc, char **argv, scan_opts *o, int *first)
 		return cli_usage(&scan_cmd, "--incidents prints only the incidents; leave out --summary and --store");
 	if (o->metrics_listen && !o->follow)
 		return cli_usage(&scan_cmd, "--metrics-listen serves the counts of followed logs; add --follow");
+	if (o->window && !o->messages)
+		return cli_usage(&scan_cmd, "--message-window goes with --messages");
+	if (o->messages && (o->jobs > 1 || o->follow || o->summary || o->store_url || o->text || o->failures ||
+			    o->incidents))
+		return cli_usage(&scan_cmd, "--messages joins all inputs in one thread into JSON Lines; leave out "
+					    "-j, --follow, --summary, --incidents, --store, --failures and --format text");
 	return cli_rules_load("scan", o->rules_path, &o->rules);
 }
 
@@ -779,6 +858,23 @@ static int follow_serving(const scan_opts *o, worker *w, char **paths, int n, in
 	return -1;
 }
 
+/* --messages at the end of input: the messages still open, then the counts. */
+static void join_finish(worker *w)
+{
+	smtpdiag_joiner *j = w->join;
+
+	while (smtpdiag_joiner_finish(j, &w->out) > 0) {
+		if (w->out.oom)
+			w->werr = ENOMEM;
+		flush_out(w);
+	}
+	flush_out(w);
+	cli_err("scan: %lu lines, %lu messages: %lu closed, %lu open past the window, %lu open at the end",
+		smtpdiag_joiner_count(j, SMTPDIAG_JOIN_LINES), smtpdiag_joiner_count(j, SMTPDIAG_JOIN_EMITTED),
+		smtpdiag_joiner_count(j, SMTPDIAG_JOIN_CLOSED), smtpdiag_joiner_count(j, SMTPDIAG_JOIN_WINDOWED),
+		smtpdiag_joiner_count(j, SMTPDIAG_JOIN_ATEND));
+}
+
 /* --summary: the report, or one JSON object with --format json. Returns 0 or an errno. */
 static int print_summary(const scan_opts *o, const smtpdiag_summary *t)
 {
@@ -800,6 +896,8 @@ static int finish(const scan_opts *o, worker *ws, int nw, int outerr)
 	unsigned long bad;
 	int werr = outerr;
 
+	if (o->messages)
+		join_finish(&ws[0]);
 	for (int i = 1; i < nw; i++)
 		(void)smtpdiag_summary_merge(t, ws[i].sum); /* keys not stored are counted as "other" */
 	for (int i = 0; i < nw; i++)

@@ -24,6 +24,7 @@ struct smtpdiag_scanner {
 	sd_classifier *cls;
 	sd_urun *user;           /* the user's rules and this scanner's scratch, or NULL */
 	sd_logline line;
+	const char *hdr_of;      /* the line line.h was read from in this call, else NULL */
 	sd_lograw raws[SD_SCAN_MAX_RECORDS];
 	smtpdiag_logrec recs[SD_SCAN_MAX_RECORDS];
 	size_t nrecs;
@@ -170,6 +171,22 @@ static int64_t line_time(smtpdiag_scanner *s, const sd_logtime *t, char tz[6])
 		off = local_offset(s, w);
 	tz_text(off, tz);
 	return w - off;
+}
+
+/* The Unix time of a line's time as the scanner reads it (reference year,
+ * --utc, local zone): for callers that look at lines with no record. */
+int64_t sd_scanner_time(smtpdiag_scanner *s, const sd_logtime *t)
+{
+	char tz[6];
+
+	return line_time(s, t, tz);
+}
+
+/* The envelope of the line p the last smtpdiag_scan_line() read, or NULL
+ * when that call read none of p. */
+const sd_loghdr *sd_scanner_hdr(const smtpdiag_scanner *s, const char *p)
+{
+	return s->hdr_of && s->hdr_of == p ? &s->line.h : NULL;
 }
 
 /* ---- the records ---- */
@@ -428,6 +445,7 @@ int smtpdiag_scan_line(smtpdiag_scanner *s, const char *p, size_t n)
 	if (!s)
 		return SMTPDIAG_EINVAL;
 	s->nrecs = 0;
+	s->hdr_of = NULL;
 	if (!p)
 		return n ? SMTPDIAG_EINVAL : 0;
 	if (n > SD_SCAN_MAX_LINE)
@@ -449,6 +467,7 @@ int smtpdiag_scan_line(smtpdiag_scanner *s, const char *p, size_t n)
 	}
 	if (!sd_loghdr_parse(p, n, &l->h))
 		return 0;
+	s->hdr_of = p;
 	rc = dispatch(l);
 	if (rc <= 0)
 		return rc;

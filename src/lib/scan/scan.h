@@ -92,6 +92,12 @@ int sd_scan_opensmtpd(sd_logline *l);
 /* A new raw record (delay -1, all else empty), or NULL at the limit. */
 sd_lograw *sd_scan_add(sd_logline *l);
 
+/* A line's time as smtpdiag_scan_line() reads it (scan.c), for the joiner. */
+int64_t sd_scanner_time(smtpdiag_scanner *s, const sd_logtime *t);
+/* The envelope the scanner read of line p in its last call, NULL when it read
+ * none (scan.c), for the joiner. */
+const sd_loghdr *sd_scanner_hdr(const smtpdiag_scanner *s, const char *p);
+
 /* ---- helpers for the readers (scan_util.c) ---- */
 
 /* s from offset k on (k <= s.n). */
