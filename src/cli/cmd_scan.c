@@ -24,7 +24,7 @@
 #define SCAN_OUT_FLUSH (256u << 10) /* bytes of output gathered before a write */
 #define SCAN_PROGRESS_MS 250       /* progress bar refresh */
 
-enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_END };
+enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_REJECTS, S_END };
 
 static const cli_opt opts[] = {
 	[S_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -32,9 +32,9 @@ static const cli_opt opts[] = {
 		       "report, or with --format jsonl one JSON object)" },
 	[S_SUMMARY] = { "summary", 0, CLI_FLAG, NULL,
 			"print only counts: lines read = delivery lines + skipped + malformed + over "
-			"a limit; records by action, reason, recipient domain, relay and code; "
+			"a limit + reject lines; records by action, reason, recipient domain, relay and code; "
 			"messages deferred past RFC 5321's give-up time (5 days); 4xx replies the "
-			"MTA turned into bounces" },
+			"MTA turned into bounces; rejects by reason, client network and block list" },
 	[S_FAILURES] = { "failures", 0, CLI_FLAG, NULL, "write only deferred, bounced and expired attempts" },
 	[S_FOLLOW] = { "follow", 'F', CLI_FLAG, NULL,
 		       "keep reading files as they grow, like tail -F (survives rotation and "
@@ -50,6 +50,9 @@ static const cli_opt opts[] = {
 	[S_STORE] = { "store", 0, CLI_VALUE, "URL",
 		      "record the attempts in the store (sqlite:PATH or postgresql://...) instead of "
 		      "printing them; with --follow each pause commits; the counts go to stderr" },
+	[S_REJECTS] = { "rejects", 0, CLI_FLAG, NULL,
+			"write only reject records: what this server refused a client (action "
+			"\"rejected\"); with --failures, both" },
 	[S_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -58,9 +61,12 @@ static const cli_cmd scan_cmd = {
 	"usage: smtpdiag scan [OPTIONS] LOG...\n"
 	"\n"
 	"Read MTA logs and report every delivery attempt: sent, deferred, bounced or\n"
-	"expired, with the remote's reply and the verdict decode would give for it.\n"
+	"expired, with the remote's reply and the verdict decode would give for it,\n"
+	"and every refusal of this server's own (action \"rejected\": Postfix smtpd,\n"
+	"postscreen and cleanup, Exim's rejected lines, Sendmail's reject=), with the\n"
+	"client, its HELO, the stage and the verdict from the receiving side.\n"
 	"A LOG is a file, a gzip-compressed file, or '-' for standard input. Lines of\n"
-	"Postfix, Exim (main log), Sendmail and OpenSMTPD are read, bare or in syslog\n"
+	"Postfix, Exim (main and reject log), Sendmail and OpenSMTPD are read, bare or in syslog\n"
 	"form (RFC 3164, RFC 5424, RFC 3339 times); other lines are skipped and counted.\n",
 	"Times: JSON \"timestamp\" is Unix seconds and \"timezoneoffset\" the offset the\n"
 	"line's time was read with: the line's own when it has one, else local time.\n"
@@ -78,7 +84,7 @@ typedef struct scan_store {
 } scan_store;
 
 typedef struct scan_opts {
-	int text, json, summary, failures, follow, jobs, why;
+	int text, json, summary, failures, follow, jobs, why, rejects;
 	unsigned flags;
 	const char *rules_path;
 	smtpdiag_rules *rules; /* shared read-only by the workers' scanners */
@@ -230,8 +236,11 @@ static void emit(worker *w, const smtpdiag_logrec *r)
 		(void)smtpdiag_summary_add(w->sum, r); /* a key not stored is counted as "other" */
 		return;
 	}
-	if (w->o->failures && !strcmp(r->action, "sent"))
-		return;
+	if (w->o->failures || w->o->rejects) { /* --failures: deferred, bounced, expired; --rejects */
+		int rej = !strcmp(r->action, "rejected");
+		if (!(rej ? w->o->rejects : w->o->failures && strcmp(r->action, "sent")))
+			return;
+	}
 	if (w->o->st) {
 		store_rec(w, r);
 		return;
@@ -261,7 +270,8 @@ static void on_line(void *ctx, const char *p, size_t n)
 
 	smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_LINES, 1);
 	if (rc > 0) {
-		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_DELIVERY, 1);
+		smtpdiag_summary_count(w->sum, strcmp(smtpdiag_scanner_rec(w->sc, 0)->action, "rejected")
+					       ? SMTPDIAG_SUM_DELIVERY : SMTPDIAG_SUM_REJECT, 1);
 		for (int i = 0; i < rc; i++)
 			emit(w, smtpdiag_scanner_rec(w->sc, (size_t)i));
 	} else if (rc == 0) {
@@ -551,6 +561,9 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		break;
 	case S_STORE:
 		o->store_url = p->value;
+		break;
+	case S_REJECTS:
+		o->rejects = 1;
 		break;
 	}
 	return -1;
