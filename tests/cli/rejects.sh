@@ -109,10 +109,11 @@ has $E "exim rejected after DATA, with a message id" \
 has $E "exim rejected EHLO or HELO" 'clientip=203\.0\.113\.35\|helo=localhost\|sender=\|recipient=\|stage=HELO\|'
 has $E "exim rejected connection: is listed at ZONE" 'clientip=203\.0\.113\.36\|helo=\|sender=\|recipient=\|stage=CONNECT\|.*list=zen\.spamhaus\.org\|'
 has $E "exim dnslists message: blocked using ZONE" 'clientip=203\.0\.113\.37\|helo=pc37\|sender=x@example\.net\|recipient=cat@example\.com\|stage=RCPT\|.*reason=blocked\|.*list=bl\.spamcop\.net\|'
+has $E "exim protocol synchronization error: a rejected connection" 'clientip=203\.0\.113\.38\|helo=\|sender=\|recipient=\|stage=CONNECT\|replycode=\|status=\|deliverystatus=\|reason=syntaxerror\|advice=none\|'
 expect_exit 0 "exim reject log: --summary" -- "$BIN" scan --summary "$E"
-expect_out '^lines read: +11$' "11 lines read"
+expect_out '^lines read: +12$' "12 lines read"
 expect_out '^  skipped: +3 ' "the reject log's header lines are skipped"
-expect_out '^  reject lines: +8 ' "8 reject lines"
+expect_out '^  reject lines: +9 ' "9 reject lines"
 
 # ---- Sendmail
 S=$FX/sendmail-rejects.log

@@ -18,6 +18,7 @@
  * Exim (acl.c, smtp_in.c; main log and reject log):
  *   [ID ]H=[NAME ][(HELO) ][IP]:PORT [I=...] [U=...] [P=...] [F=<s>] [temporarily ]
  *       rejected RCPT <r>|MAIL <s>|after DATA|EHLO or HELO NAME|connection ...: TEXT
+ *   SMTP protocol synchronization error (...): rejected connection from H=[IP] input="..."
  * Sendmail (its rulesets and milters):
  *   QID|NOQUEUE: ruleset=check_rcpt, arg1=<r>, relay=NAME [IP], reject=550 5.7.1 ...
  *   QID: Milter: to=<r>, reject=550 5.7.1 ...
@@ -414,9 +415,34 @@ static long ex_verb(sd_str m, size_t at, int *cls)
 	return -1;
 }
 
+/* smtp_in.c: a client that talks before its turn ("SMTP protocol
+ * synchronization error (input sent without waiting for greeting): rejected
+ * connection from H=[IP] input=..."). */
+#define EX_SYNC "SMTP protocol synchronization error ("
+
 int sd_exim_reject_at(const char *p, size_t n)
 {
+	if (n > sizeof(EX_SYNC) && !memcmp(p, EX_SYNC, sizeof(EX_SYNC) - 1))
+		return 1;
 	return n > 3 && p[0] == 'H' && p[1] == '=' && sd_memmem(p, n, "rejected ", 9) != NULL;
+}
+
+static int ex_sync(sd_logline *l, sd_str m)
+{
+	long k = sd_sl_find(m, "rejected connection from ");
+	sd_lograw *r;
+
+	if (k < 0)
+		return 0;
+	if (!(r = sd_scan_add(l)))
+		return SMTPDIAG_ELIMIT;
+	r->action = SD_ACT_REJECTED;
+	r->cls = 5;
+	r->stage = "CONNECT";
+	r->hint = "syntaxerror";
+	ex_fields(sd_sl_skip(m, (size_t)k + 25), r);
+	r->text = m;
+	return 1;
 }
 
 int sd_scan_exim_reject(sd_logline *l, sd_str m)
@@ -432,6 +458,8 @@ int sd_scan_exim_reject(sd_logline *l, sd_str m)
 		t.queueid = (sd_str){ m.p, id };
 		m = sd_sl_skip(m, id + 1);
 	}
+	if (sd_sl_starts(m, EX_SYNC))
+		return ex_sync(l, m);
 	if (!sd_sl_starts(m, "H=") || !sd_memmem(m.p, m.n, "rejected ", 9))
 		return 0;
 	at = ex_fields(m, &t);
