@@ -139,6 +139,11 @@ has $F "IPv6: before the address is dropped" \
 	'client=unknown\|clientip=2001:db8::62\|helo=pc62\|sender=bad@nxdomain\.example\|recipient=bob@example\.com\|stage=RCPT\|replycode=450\|status=4\.1\.8\|deliverystatus=4\.1\.8\|reason=rejected\|'
 has $F "exim through syslog, its own time inside" \
 	'clientip=198\.51\.100\.63\|helo=pc63\|sender=x@example\.net\|recipient=cat@example\.com\|stage=RCPT\|.*reason=userunknown\|'
+has $F "postscreen BLACKLISTED: blocked, a warning" 'clientip=198\.51\.100\.64\|.*stage=POSTSCREEN\|.*reason=blocked\|advice=none\|.*warning=true'
+has $F "postscreen COMMAND LENGTH LIMIT: a protocol error" 'clientip=198\.51\.100\.65\|.*stage=POSTSCREEN\|.*reason=syntaxerror\|.*warning=true'
+has $F "postscreen COMMAND TIME LIMIT: no reason read from its words (after EHLO names no refusal)" 'clientip=2001:db8:9::66\|.*stage=POSTSCREEN\|.*reason=undefined\|advice=none\|.*warning=true'
+has $F "postscreen too many connections: CONNECT, no fields" 'clientip=198\.51\.100\.67\|helo=\|sender=\|recipient=\|stage=CONNECT\|replycode=\|.*warning=false'
+has $P "postscreen HANGUP: undefined, no one at fault" 'clientip=203\.0\.113\.55\|.*stage=POSTSCREEN\|.*reason=undefined\|advice=none\|'
 expect_exit 0 "times" -- "$BIN" scan --utc "$F"
 expect_out '"timestamp":1709542801,"timezoneoffset":"\+0100".*"clientip":"2001:db8::25"' "RFC 5424 time with its offset"
 expect_out '"timestamp":1709542803,"timezoneoffset":"\+0000".*"clientip":"2001:db8:1:2::61"' "RFC 3339 Z time"

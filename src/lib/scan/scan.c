@@ -254,8 +254,8 @@ static void decide(smtpdiag_scanner *s, const sd_lograw *r, const rec_work *w,
 	}
 	in.status = o->status;
 	in.replycode = w->rc;
-	in.text = w->diag.p;
-	in.textn = w->diag.n;
+	in.text = r->log_words ? NULL : w->diag.p;
+	in.textn = r->log_words ? 0 : w->diag.n;
 	in.diagtype = r->local ? "X-UNIX" : "";
 	in.command = o->command;
 	in.action = action_word(r, w);

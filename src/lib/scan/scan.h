@@ -56,6 +56,7 @@ typedef struct sd_lograw {
 	int warning;        /* logged only: nothing was refused */
 	int cls;            /* 4 or 5 when the line says the class but logs no reply code */
 	const char *hint;   /* a reason name the line's kind implies (postscreen's tests), or NULL */
+	int log_words;      /* text is the MTA's own log words, no reply: the verdict reads none of it */
 } sd_lograw;
 
 /* A line being read. */

@@ -13,7 +13,8 @@
  * [IP]:PORT: 550 5.7.1 Service unavailable; client [IP] blocked using ZONE;
  * from=<s>, to=<r>, proto=ESMTP, helo=<h>") and what its tests found, logged
  * before it acts (PREGREET, DNSBL rank, COMMAND PIPELINING, NON-SMTP COMMAND,
- * BARE NEWLINE, HANGUP): postscreen's action (ignore, enforce, drop) is not
+ * BARE NEWLINE, HANGUP, COMMAND TIME/COUNT/LENGTH LIMIT, BLACKLISTED or
+ * DENYLISTED by its access list): postscreen's action (ignore, enforce, drop) is not
  * on the line, so these are warnings; an enforced reject is its own line.
  * Exim (acl.c, smtp_in.c; main log and reject log):
  *   [ID ]H=[NAME ][(HELO) ][IP]:PORT [I=...] [U=...] [P=...] [F=<s>] [temporarily ]
@@ -233,6 +234,9 @@ static int pf_postscreen(sd_lograw *r, sd_str m)
 		{ "PREGREET ", "syntaxerror" },         { "DNSBL rank ", "blocked" },
 		{ "COMMAND PIPELINING ", "syntaxerror" }, { "NON-SMTP COMMAND ", "syntaxerror" },
 		{ "BARE NEWLINE ", "syntaxerror" },      { "HANGUP ", NULL },
+		{ "COMMAND LENGTH LIMIT ", "syntaxerror" }, { "COMMAND COUNT LIMIT ", NULL },
+		{ "COMMAND TIME LIMIT ", NULL },          { "BLACKLISTED ", "blocked" },
+		{ "DENYLISTED ", "blocked" },
 	};
 	long k;
 
@@ -249,6 +253,7 @@ static int pf_postscreen(sd_lograw *r, sd_str m)
 		r->warning = 1;
 		r->hint = kinds[i].hint;
 		r->text = m;
+		r->log_words = 1; /* the reason is the kind's; "after EHLO" names no refused command */
 		return 1;
 	}
 	return 0;
