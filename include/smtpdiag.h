@@ -488,6 +488,16 @@ typedef struct smtpdiag_logrec {
 	const char *const *fixer;    /* who acts, as for decode */
 	const char *const *evidence; /* the rules and rows that decided, in order */
 	const char *label;           /* the label a user rule set, "" when none (JSON: left out) */
+	/* Reject records (action "rejected": what the MTA's own server refused a
+	 * client, inbound; docs/rejects.md). "" on delivery records. */
+	const char *client;          /* the client's host name as logged ("unknown" kept) */
+	const char *clientip;        /* the client's IP address */
+	const char *helo;            /* the name the client gave in HELO/EHLO */
+	const char *stage;           /* CONNECT, HELO, MAIL, RCPT, DATA, END-OF-DATA, HEADER, BODY,
+				      * POSTSCREEN, ... */
+	const char *list;            /* the DNS block list zone the line names ("zen.spamhaus.org") */
+	int warning;                 /* 1: logged only, nothing was refused (reject_warning,
+				      * postscreen's findings) */
 } smtpdiag_logrec;
 
 /* Scanner flags. */
@@ -520,7 +530,8 @@ void smtpdiag_scanner_reset(smtpdiag_scanner *s);
 
 /* Read one log line (without its line end; a trailing CR is ignored). Returns
  * the number of records it holds (1, or more for a Sendmail to= list), 0 when
- * it is no delivery attempt (another program, another line of an MTA),
+ * it is no delivery attempt and no reject (another program, another line of an
+ * MTA), the records of a reject line having action "rejected" (all of them),
  * SMTPDIAG_EPARSE when it is a delivery line that cannot be read, and
  * SMTPDIAG_ELIMIT when it is over SMTPDIAG_SCAN_MAX_LINE bytes or names more
  * than SMTPDIAG_SCAN_MAX_RECORDS recipients. smtpdiag_scanner_rec() gives the
@@ -585,11 +596,16 @@ unsigned long smtpdiag_joiner_count(const smtpdiag_joiner *j, smtpdiag_join_coun
 
 /* ---- scan summary ----
  * Counts of a log's delivery records (`smtpdiag scan --summary`): the records
- * by action, reason, recipient domain (lowercased), relay and code ("550 5.1.1"),
+ * by action; the delivery records (all but rejects) by reason, recipient
+ * domain (lowercased), relay and code ("550 5.1.1"),
  * the messages still deferred past RFC 5321's give-up time (section 4.5.4.1:
  * "at least 4-5 days"), and the 4xx replies the MTA turned into bounces before
- * that time (keyed "code  relay", two spaces). It also keeps the caller's count
- * of lines and inputs by outcome. Memory is bounded whatever the log. */
+ * that time (keyed "code  relay", two spaces); the reject records (action
+ * "rejected") by reason, client network (clientip's /24 for IPv4, /48 for
+ * IPv6, the address as logged when it is none) and block list zone (list, when
+ * the record names one), with their count and how many were warnings. It also
+ * keeps the caller's count of lines and inputs by outcome. Memory is bounded
+ * whatever the log. */
 
 #define SMTPDIAG_SUMMARY_MAX_KEYS 100000   /* distinct keys per table; more go to its "other" */
 #define SMTPDIAG_SUMMARY_MAX_LATE 100000   /* late messages kept (by queue id); more are counted */
@@ -599,9 +615,11 @@ unsigned long smtpdiag_joiner_count(const smtpdiag_joiner *j, smtpdiag_join_coun
 /* The counters of smtpdiag_summary_count() and smtpdiag_summary_get(). The
  * reader of a log counts each line once as LINES and once as one of
  * DELIVERY (smtpdiag_scan_line() > 0), SKIPPED (0), MALFORMED (SMTPDIAG_EPARSE)
- * or OVERLIMIT (SMTPDIAG_ELIMIT, or a line too long to hand over), so they add
- * up; each input once as INPUTS, and FAILED_INPUTS when it could not be read.
- * RECORDS is counted by smtpdiag_summary_add() only. */
+ * or OVERLIMIT (SMTPDIAG_ELIMIT, or a line too long to hand over), or REJECT
+ * (> 0, and the records are rejects: action "rejected"), so that LINES =
+ * DELIVERY + SKIPPED + MALFORMED + OVERLIMIT + REJECT; each input once as
+ * INPUTS, and FAILED_INPUTS when it could not be read. RECORDS is counted by
+ * smtpdiag_summary_add() only. */
 typedef enum smtpdiag_sum_counter {
 	SMTPDIAG_SUM_LINES,
 	SMTPDIAG_SUM_DELIVERY,
@@ -611,6 +629,7 @@ typedef enum smtpdiag_sum_counter {
 	SMTPDIAG_SUM_INPUTS,
 	SMTPDIAG_SUM_FAILED_INPUTS,
 	SMTPDIAG_SUM_RECORDS,
+	SMTPDIAG_SUM_REJECT,         /* lines whose records are rejects (action "rejected") */
 	SMTPDIAG_SUM_NCOUNTERS
 } smtpdiag_sum_counter;
 
@@ -640,11 +659,12 @@ int smtpdiag_summary_merge(smtpdiag_summary *into, const smtpdiag_summary *from)
 /* Append the summary as the readable report of `scan --summary`, or as one
  * JSON object (no trailing newline):
  *   {"lines":N,"delivery":N,"skipped":N,"malformed":N,"overlimit":N,
- *    "inputs":N,"failed_inputs":N,"records":N,
+ *    "inputs":N,"failed_inputs":N,"records":N,"reject":N,
  *    "action":T,"reason":T,"domain":T,"relay":T,"code":T,
  *    "late":{"giveup_seconds":N,"messages":N,"other":N,
  *            "rows":[{"queueid":S,"delay":N,"recipient":S,"reason":S,"status":S}],"more":N},
- *    "bounced_4xx":{"count":N, and the members of a T}}
+ *    "bounced_4xx":{"count":N, and the members of a T},
+ *    "rejects":{"count":N,"warnings":N,"reason":T,"network":T,"list":T}}
  * where a table T is {"rows":[{"key":S,"count":N}],"more_keys":N,"more_count":N,"other":N}:
  * the first SMTPDIAG_SUMMARY_ROWS rows by count (then key), the keys and the
  * count of the rows left out, and the count past SMTPDIAG_SUMMARY_MAX_KEYS.

@@ -30,7 +30,7 @@
 #define SCAN_PIECE_MIN ((off_t)8 << 20) /* -j --summary: bytes of a piece of one file, at least */
 
 enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_INCIDENTS,
-       S_METRICS_LISTEN, S_MESSAGES, S_WINDOW, S_END };
+       S_METRICS_LISTEN, S_MESSAGES, S_WINDOW, S_REJECTS, S_END };
 
 static const cli_opt opts[] = {
 	[S_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -38,9 +38,9 @@ static const cli_opt opts[] = {
 		       "report, or with --format jsonl one JSON object)" },
 	[S_SUMMARY] = { "summary", 0, CLI_FLAG, NULL,
 			"print only counts: lines read = delivery lines + skipped + malformed + over "
-			"a limit; records by action, reason, recipient domain, relay and code; "
+			"a limit + reject lines; records by action, reason, recipient domain, relay and code; "
 			"messages deferred past RFC 5321's give-up time (5 days); 4xx replies the "
-			"MTA turned into bounces" },
+			"MTA turned into bounces; rejects by reason, client network and block list" },
 	[S_FAILURES] = { "failures", 0, CLI_FLAG, NULL, "write only deferred, bounced and expired attempts" },
 	[S_FOLLOW] = { "follow", 'F', CLI_FLAG, NULL,
 		       "keep reading files as they grow, like tail -F (survives rotation and "
@@ -75,6 +75,9 @@ static const cli_opt opts[] = {
 		       "with --messages, write a message still open this long after its first line "
 		       "(log time; seconds, or a number and s, m, h, d or w) as it is and forget it "
 		       "(default 5d)" },
+	[S_REJECTS] = { "rejects", 0, CLI_FLAG, NULL,
+			"write only reject records: what this server refused a client (action "
+			"\"rejected\"); with --failures, both" },
 	[S_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -83,9 +86,12 @@ static const cli_cmd scan_cmd = {
 	"usage: smtpdiag scan [OPTIONS] LOG...\n"
 	"\n"
 	"Read MTA logs and report every delivery attempt: sent, deferred, bounced or\n"
-	"expired, with the remote's reply and the verdict decode would give for it.\n"
+	"expired, with the remote's reply and the verdict decode would give for it,\n"
+	"and every refusal of this server's own (action \"rejected\": Postfix smtpd,\n"
+	"postscreen and cleanup, Exim's rejected lines, Sendmail's reject=), with the\n"
+	"client, its HELO, the stage and the verdict from the receiving side.\n"
 	"A LOG is a file, a gzip-compressed file, or '-' for standard input. Lines of\n"
-	"Postfix, Exim (main log), Sendmail and OpenSMTPD are read, bare or in syslog\n"
+	"Postfix, Exim (main and reject log), Sendmail and OpenSMTPD are read, bare or in syslog\n"
 	"form (RFC 3164, RFC 5424, RFC 3339 times); other lines are skipped and counted.\n"
 	"Also read: PowerMTA accounting files, Exchange message tracking logs and\n"
 	"Microsoft 365 message trace exports (CSV; a header line names the columns, for\n"
@@ -106,7 +112,7 @@ typedef struct scan_store {
 } scan_store;
 
 typedef struct scan_opts {
-	int text, json, summary, failures, follow, jobs, why;
+	int text, json, summary, failures, follow, jobs, why, rejects;
 	int incidents;   /* --incidents */
 	int messages;
 	int64_t window;  /* --message-window, seconds; 0 when not given */
@@ -285,8 +291,11 @@ static void emit(worker *w, const smtpdiag_logrec *r)
 			w->werr = ENOMEM;
 		return;
 	}
-	if (w->o->failures && !strcmp(r->action, "sent"))
-		return;
+	if (w->o->failures || w->o->rejects) { /* --failures: deferred, bounced, expired; --rejects */
+		int rej = !strcmp(r->action, "rejected");
+		if (!(rej ? w->o->rejects : w->o->failures && strcmp(r->action, "sent")))
+			return;
+	}
 	if (w->o->st) {
 		store_rec(w, r);
 		return;
@@ -329,12 +338,12 @@ static void on_line(void *ctx, const char *p, size_t n)
 				rc == SMTPDIAG_EPARSE ? LM_LINE_MALFORMED : LM_LINE_OVERLIMIT);
 	if (w->join)
 		join_line(w, rc, p, n);
-	if (rc > 0 && w->join) {
-		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_DELIVERY, 1);
-	} else if (rc > 0) {
-		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_DELIVERY, 1);
-		for (int i = 0; i < rc; i++)
-			emit(w, smtpdiag_scanner_rec(w->sc, (size_t)i));
+	if (rc > 0) {
+		smtpdiag_summary_count(w->sum, strcmp(smtpdiag_scanner_rec(w->sc, 0)->action, "rejected")
+					       ? SMTPDIAG_SUM_DELIVERY : SMTPDIAG_SUM_REJECT, 1);
+		if (!w->join) /* --messages writes messages, not attempts */
+			for (int i = 0; i < rc; i++)
+				emit(w, smtpdiag_scanner_rec(w->sc, (size_t)i));
 	} else if (rc == 0) {
 		smtpdiag_summary_count(w->sum, SMTPDIAG_SUM_SKIPPED, 1);
 	} else if (rc == SMTPDIAG_EPARSE) {
@@ -779,6 +788,9 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		if ((o->window = scan_duration(p->value)) <= 0)
 			return cli_bad_value(p, "a time of log: seconds, or a number and s, m, h, d or w (5d)");
 		break;
+	case S_REJECTS:
+		o->rejects = 1;
+		break;
 	}
 	return -1;
 }
@@ -805,9 +817,9 @@ static int parse_args(int argc, char **argv, scan_opts *o, int *first)
 	if (o->window && !o->messages)
 		return cli_usage(&scan_cmd, "--message-window goes with --messages");
 	if (o->messages && (o->jobs > 1 || o->follow || o->summary || o->store_url || o->text || o->failures ||
-			    o->incidents))
+			    o->rejects || o->incidents))
 		return cli_usage(&scan_cmd, "--messages joins all inputs in one thread into JSON Lines; leave out "
-					    "-j, --follow, --summary, --incidents, --store, --failures and --format text");
+					    "-j, --follow, --summary, --incidents, --store, --failures, --rejects and --format text");
 	return cli_rules_load("scan", o->rules_path, &o->rules);
 }
 

@@ -152,7 +152,7 @@ expect_exit 0 "--summary in one thread" -- "$BIN" scan --summary "$FX/postfix.lo
 expect_same "-j 2 gives the summary one thread gives" "$TMP/out" "$TMP/sum-j2"
 expect_exit 0 "--summary --format json" -- "$BIN" scan --summary --format json "$FX/postfix.log" "$FX/exim_mainlog" "$FX/sendmail.log" "$FX/opensmtpd.log" "$FX/syslog-forms.log"
 expect_lines 1 "json summary: one object on one line" out
-expect_out '^\{"lines":84,"delivery":51,"skipped":29,"malformed":4,"overlimit":0,"inputs":5,"failed_inputs":0,"records":52,"action":\{"rows":\[\{"key":"sent","count":20\},' "json summary: counts, then the tables"
+expect_out '^\{"lines":84,"delivery":51,"skipped":29,"malformed":4,"overlimit":0,"inputs":5,"failed_inputs":0,"records":52,"reject":0,"action":\{"rows":\[\{"key":"sent","count":20\},' "json summary: counts, then the tables"
 expect_out '"late":\{"giveup_seconds":432000,"messages":3,"other":0,"rows":\[\{"queueid":"423900Xa007420","delay":' "json summary: late messages, longest first"
 expect_out '"bounced_4xx":\{"count":2,"rows":\[\{"key":"431 4.3.1  contoso-example.mail.protection.outlook.com \[203.0.113.44\]","count":1\}' "json summary: 4xx turned into bounces"
 expect_out '\}\}$' "json summary: closed"

@@ -208,6 +208,12 @@ static void test_skipped(void **state)
 		"Mar  3 09:00:08 mx3 sm-mta[7433]: 423900Xf007433: to=<frank@example.com>, delay=00:00:00, mailer=esmtp, pri=30351, stat=queued",
 		"Mar  3 09:00:01 mx4 smtpd[75295]: 5df87c9c42abeddb smtp connected address=192.0.2.10 host=client.example.com",
 		"Mar  3 09:00:09 mx4 smtpd[75297]: relay: Remove for 9c0e3ab3d1f2e4a7: from=<s@example.com>, to=<lou@example.net>, rcpt=<->, delay=1h, stat=Removed by administrator",
+		"Mar  3 09:00:01 mx1 postfix/smtpd[2101]: NOQUEUE: filter: RCPT from a.example[192.0.2.1]: <b@example.com>: Recipient address triggers FILTER smtp:[127.0.0.1]:10025; from=<a@example.net> to=<b@example.com> proto=ESMTP helo=<a.example>",
+		"Mar  3 09:00:01 mx1 postfix/smtpd[2101]: 3F2A1B2C3D: client=a.example[192.0.2.1]",
+		"Mar  3 09:00:01 mx1 postfix/cleanup[2102]: 3F2A1B2C3D: warning: header Subject: hi from a.example[192.0.2.1]; from=<a@example.net> to=<b@example.com> proto=ESMTP helo=<a.example>",
+		"Mar  3 09:00:01 mx1 postfix/postscreen[2100]: CONNECT from [192.0.2.1]:4000 to [192.0.2.2]:25",
+		"Mar  3 09:00:01 mx1 postfix/postscreen[2100]: PASS NEW [192.0.2.1]:4000",
+		"2024-03-03 09:00:01 H=a.example [192.0.2.1] F=<a@example.net> accepted",
 		"<22>1 - - - - - -",
 	};
 	smtpdiag_scanner *s = utc_scanner();
@@ -219,6 +225,47 @@ static void test_skipped(void **state)
 			fail_msg("line %zu: rc %d, want 0: %s", i, rc, lines[i]);
 		assert_null(smtpdiag_scanner_rec(s, 0));
 	}
+	smtpdiag_scanner_free(s);
+}
+
+/* Reject records: the members appended for them, set on rejects, "" and 0 on
+ * delivery records; a reject line that cannot be read is malformed (the
+ * lines that refuse nothing are in test_skipped). */
+static void test_rejects(void **state)
+{
+	smtpdiag_scanner *s = utc_scanner();
+	const smtpdiag_logrec *r;
+
+	(void)state;
+	assert_int_equal(scan(s, "Mar  3 09:00:01 mx1 postfix/smtpd[2101]: NOQUEUE: reject: RCPT from unknown[2001:db8::7]:2525: "
+				 "554 5.7.1 Service unavailable; Client host [2001:db8::7] blocked using zen.spamhaus.org; "
+				 "from=<a@example.net> to=<b@example.com> proto=ESMTP helo=<pc7>"), 1);
+	r = smtpdiag_scanner_rec(s, 0);
+	{
+		const char *const got[] = { r->action, r->format, r->queueid, r->client, r->clientip, r->helo,
+					    r->sender, r->recipient, r->stage, r->list, r->replycode, r->status,
+					    r->reason, r->advice, r->fixer[0], r->diagnosticcode };
+		const char *const expect[] = { "rejected", "postfix", "", "unknown", "2001:db8::7", "pc7",
+					     "a@example.net", "b@example.com", "RCPT", "zen.spamhaus.org", "554",
+					     "5.7.1", "blocked", "none", "sender-admin",
+					     "554 5.7.1 Service unavailable; Client host [2001:db8::7] blocked using "
+					     "zen.spamhaus.org" };
+		for (size_t i = 0; i < sizeof(got) / sizeof(got[0]); i++)
+			if (strcmp(got[i], expect[i]))
+				fail_msg("member %zu: \"%s\", want \"%s\"", i, got[i], expect[i]);
+	}
+	assert_int_equal(r->warning, 0);
+	assert_int_equal(scan(s, "Mar  3 09:00:02 mx1 postfix/smtp[2103]: 3F2A1B2C3D: to=<bob@example.org>, relay=mx.example.org[203.0.113.5]:25, "
+				 "delay=0.6, dsn=5.1.1, status=bounced (host mx.example.org[203.0.113.5] said: 550 5.1.1 no such user (in reply to RCPT TO command))"), 1);
+	r = smtpdiag_scanner_rec(s, 0);
+	{ /* a delivery record: the reject members empty */
+		const char *const empty[] = { r->client, r->clientip, r->helo, r->stage, r->list };
+		for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++)
+			assert_string_equal(empty[i], "");
+	}
+	assert_int_equal(r->warning, 0);
+	assert_string_equal(r->advice, "suppress-recipient"); /* the sending side's view, as before */
+	assert_int_equal(scan(s, "Mar  3 09:00:01 mx1 postfix/smtpd[2101]: NOQUEUE: reject: RCPT without a client"), SMTPDIAG_EPARSE);
 	smtpdiag_scanner_free(s);
 }
 
@@ -475,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_skipped),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_slices),
 		cmocka_unit_test(test_year),

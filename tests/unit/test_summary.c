@@ -92,6 +92,7 @@ static const char some_text[] =
 	"  skipped:        1 (other programs, other lines of the MTAs)\n"
 	"  malformed:      1\n"
 	"  over a limit:   1 (lines over 64 KiB, or over 256 recipients)\n"
+	"  reject lines:   0 (this server's refusals)\n"
 	"inputs:           2 (1 could not be read)\n"
 	"\nby action:\n"
 	"           4  bounced\n"
@@ -126,11 +127,12 @@ static const char some_text[] =
 	"\n4xx replies turned into bounces (a 4xx must be deferred and retried): 2\n"
 	"\n  by code and relay:\n"
 	"           1  4.7.1  (no relay)\n"
-	"           1  431 4.3.1  mx.contoso.example\n";
+	"           1  431 4.3.1  mx.contoso.example\n"
+	"\nrejects (this server's refusals): 0 (0 only logged: warnings)\n";
 
 static const char some_json[] =
 	"{\"lines\":10,\"delivery\":7,\"skipped\":1,\"malformed\":1,\"overlimit\":1,\"inputs\":2,"
-	"\"failed_inputs\":1,\"records\":7,"
+	"\"failed_inputs\":1,\"records\":7,\"reject\":0,"
 	"\"action\":{\"rows\":[{\"key\":\"bounced\",\"count\":4},{\"key\":\"deferred\",\"count\":2},"
 	"{\"key\":\"sent\",\"count\":1}],\"more_keys\":0,\"more_count\":0,\"other\":0},"
 	"\"reason\":{\"rows\":[{\"key\":\"networkerror\",\"count\":2},{\"key\":\"blocked\",\"count\":1},"
@@ -149,7 +151,11 @@ static const char some_json[] =
 	"\"delay\":500000,\"recipient\":\"erin@example.com\",\"reason\":\"networkerror\",\"status\":\"4.4.1\"}],"
 	"\"more\":0},"
 	"\"bounced_4xx\":{\"count\":2,\"rows\":[{\"key\":\"4.7.1  (no relay)\",\"count\":1},"
-	"{\"key\":\"431 4.3.1  mx.contoso.example\",\"count\":1}],\"more_keys\":0,\"more_count\":0,\"other\":0}}";
+	"{\"key\":\"431 4.3.1  mx.contoso.example\",\"count\":1}],\"more_keys\":0,\"more_count\":0,\"other\":0},"
+	"\"rejects\":{\"count\":0,\"warnings\":0,"
+	"\"reason\":{\"rows\":[],\"more_keys\":0,\"more_count\":0,\"other\":0},"
+	"\"network\":{\"rows\":[],\"more_keys\":0,\"more_count\":0,\"other\":0},"
+	"\"list\":{\"rows\":[],\"more_keys\":0,\"more_count\":0,\"other\":0}}}";
 
 static void test_text_and_json(void **state)
 {
@@ -169,6 +175,59 @@ static void test_text_and_json(void **state)
 	assert_string_equal(t, some_json);
 	free(t);
 	smtpdiag_summary_free(s);
+}
+
+/* Reject records: by action and their own tables only, by /24, /48 and zone;
+ * the REJECT line counter; merged like the rest. */
+static void test_rejects(void **state)
+{
+	static const struct {
+		const char *ip, *list, *reason;
+		int warning;
+	} rj[] = {
+		{ "203.0.113.7", "zen.spamhaus.org", "blocked", 0 },
+		{ "203.0.113.200", "zen.spamhaus.org", "blocked", 1 },
+		{ "2001:db8:5:77::1", "", "userunknown", 0 },
+		{ "2001:db8:5:ffff::9", "b.barracudacentral.org", "blocked", 0 },
+		{ "", "", "syntaxerror", 1 },
+	};
+	static const char *const text[] = {
+		"  reject lines:   5 (this server's refusals)\n",
+		"\nrejects (this server's refusals): 10 (4 only logged: warnings)\n"
+		"\n  by reason:\n           6  blocked\n           2  syntaxerror\n           2  userunknown\n"
+		"\n  by client network:\n           4  2001:db8:5::/48\n           4  203.0.113.0/24\n"
+		"           2  (none)\n"
+		"\n  by block list:\n           4  zen.spamhaus.org\n           2  b.barracudacentral.org\n",
+		"          10  rejected\n", "!\nby reason:\n           6", NULL
+	};
+	static const char *const json[] = {
+		"\"records\":10,\"reject\":5,",
+		"\"rejects\":{\"count\":10,\"warnings\":4,\"reason\":{\"rows\":[{\"key\":\"blocked\",\"count\":6}",
+		"\"network\":{\"rows\":[{\"key\":\"2001:db8:5::/48\",\"count\":4},{\"key\":\"203.0.113.0/24\",\"count\":4},"
+		"{\"key\":\"\",\"count\":2}]",
+		"\"list\":{\"rows\":[{\"key\":\"zen.spamhaus.org\",\"count\":4},{\"key\":\"b.barracudacentral.org\",\"count\":2}]",
+		"\"reason\":{\"rows\":[],", "\"domain\":{\"rows\":[],", NULL
+	};
+	smtpdiag_summary *a = smtpdiag_summary_new(), *b = smtpdiag_summary_new();
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	for (size_t i = 0; i < sizeof(rj) / sizeof(rj[0]); i++) {
+		smtpdiag_logrec r = rec("rejected", "x@example.com", "", "550", "5.7.1", rj[i].reason, "", -1);
+		r.clientip = rj[i].ip;
+		r.list = rj[i].list;
+		r.warning = rj[i].warning;
+		assert_int_equal(smtpdiag_summary_add(a, &r), 0);
+		assert_int_equal(smtpdiag_summary_add(b, &r), 0);
+	}
+	assert_int_equal(smtpdiag_summary_count(a, SMTPDIAG_SUM_REJECT, 5), 0);
+	assert_int_equal(smtpdiag_summary_get(a, SMTPDIAG_SUM_REJECT), 5);
+	assert_int_equal(smtpdiag_summary_merge(a, b), 0);
+	expect_in(a, 0, text);
+	expect_in(a, 1, json);
+	smtpdiag_summary_free(a);
+	smtpdiag_summary_free(b);
 }
 
 static void test_empty(void **state)
@@ -301,6 +360,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_and_json),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_rows),

@@ -246,7 +246,7 @@ static const char *domain_of(const char *addr)
 	return at ? at + 1 : "";
 }
 
-static const char *const action_names[] = { "", "sent", "deferred", "bounced", "expired" };
+static const char *const action_names[] = { "", "sent", "deferred", "bounced", "expired", "rejected" };
 
 /* What step 3 works out for one record. */
 typedef struct rec_work {
@@ -255,6 +255,17 @@ typedef struct rec_work {
 	sd_str diag;                  /* the reply, else (or a local agent's) the MTA's explanation */
 } rec_work;
 
+
+/* What the MTA did, as the engine reads it: a reject is a reply the server
+ * gave (its class says), or for a line that logs no code the class it names. */
+static sd_str action_word(const sd_lograw *r, const rec_work *w)
+{
+	const char *a = action_names[r->action];
+
+	if (r->action == SD_ACT_REJECTED)
+		a = w->rc || !r->cls ? "reply" : r->cls == 4 ? "deferred" : "failed";
+	return (sd_str){ a, strlen(a) };
+}
 
 /* The verdict engine's decision on the record's evidence. */
 static void decide(smtpdiag_scanner *s, const sd_lograw *r, const rec_work *w,
@@ -265,13 +276,17 @@ static void decide(smtpdiag_scanner *s, const sd_lograw *r, const rec_work *w,
 	sd_facts in;
 
 	sd_facts_init(&in);
+	if (r->action == SD_ACT_REJECTED) { /* the receiving side's view (verdict/inbound.c) */
+		in.inbound = 1;
+		in.hint = r->hint ? sd_reason_index(r->hint) : -1;
+	}
 	in.status = o->status;
 	in.replycode = w->rc;
-	in.text = w->diag.p;
-	in.textn = w->diag.n;
+	in.text = r->log_words ? NULL : w->diag.p;
+	in.textn = r->log_words ? 0 : w->diag.n;
 	in.diagtype = r->local ? "X-UNIX" : "";
 	in.command = o->command;
-	in.action = (sd_str){ action_names[r->action], strlen(action_names[r->action]) };
+	in.action = action_word(r, w);
 	in.rhost = o->relay;
 	in.destination = domain_of(o->recipient);
 	in.user = s->user;
@@ -386,6 +401,12 @@ static void finish(smtpdiag_scanner *s, const line_common *c, const sd_lograw *r
 	o->diagnosticcode = dup(a, w.diag);
 	o->command = sd_sl_command(r->command);
 	o->delay = delay_of(r, &s->line, c->timestamp);
+	o->client = dup(a, sd_trim(r->client));
+	o->clientip = dup(a, sd_trim(r->clientip));
+	o->helo = dup(a, sd_trim(r->helo));
+	o->stage = r->stage ? r->stage : "";
+	o->list = dup(a, sd_trim(r->list));
+	o->warning = r->warning;
 	verdict(s, r, &w, o);
 }
 
@@ -486,7 +507,7 @@ void smtpdiag_logrec_json(const smtpdiag_logrec *r, smtpdiag_buf *out)
 {
 	sd_buf *b = (sd_buf *)out;
 
-	if (!r || !b || sd_buf_reserve(b, 640 + strlen(r->diagnosticcode) * 2) < 0)
+	if (!r || !b || sd_buf_reserve(b, 768 + strlen(r->diagnosticcode) * 2) < 0)
 		return;
 	sd_buf_put(b, "{\"timestamp\":", 13);
 	sd_buf_put_int(b, r->timestamp);
@@ -520,5 +541,14 @@ void smtpdiag_logrec_json(const smtpdiag_logrec *r, smtpdiag_buf *out)
 	SD_JLIST(b, "evidence", r->evidence);
 	if (r->label && r->label[0]) /* only when a user rule set one */
 		SD_JSTR(b, "label", r->label);
+	if (!strcmp(r->action, "rejected")) { /* a reject record's own members */
+		SD_JSTR(b, "client", r->client ? r->client : "");
+		SD_JSTR(b, "clientip", r->clientip ? r->clientip : "");
+		SD_JSTR(b, "helo", r->helo ? r->helo : "");
+		SD_JSTR(b, "stage", r->stage ? r->stage : "");
+		SD_JSTR(b, "list", r->list ? r->list : "");
+		SD_JBOOL(b, "warning", r->warning);
+		SD_JSTR(b, "deliverystatus", r->status);
+	}
 	sd_buf_putc(b, '}');
 }

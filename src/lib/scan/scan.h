@@ -20,7 +20,8 @@
 #define SD_SCAN_MAX_RECORDS SMTPDIAG_SCAN_MAX_RECORDS /* records of one line */
 
 /* What a delivery attempt came to. */
-enum { SD_ACT_NONE = 0, SD_ACT_SENT, SD_ACT_DEFERRED, SD_ACT_BOUNCED, SD_ACT_EXPIRED };
+enum { SD_ACT_NONE = 0, SD_ACT_SENT, SD_ACT_DEFERRED, SD_ACT_BOUNCED, SD_ACT_EXPIRED,
+       SD_ACT_REJECTED /* the MTA's own server refused a client (scan_reject.c) */ };
 
 /* A time as written. off is in minutes east of UTC when has_off. */
 typedef struct sd_logtime {
@@ -49,6 +50,13 @@ typedef struct sd_lograw {
 	int own_words;     /* the text is a local delivery agent's own report (Postfix's
 			    * local, virtual, pipe): its diagnostic is the text whole,
 			    * as the agent's DSN gives it, not only a reply quoted in it */
+	/* a reject (SD_ACT_REJECTED) */
+	sd_str client, clientip, helo, list;
+	const char *stage;  /* "RCPT", ... (a literal) */
+	int warning;        /* logged only: nothing was refused */
+	int cls;            /* 4 or 5 when the line says the class but logs no reply code */
+	const char *hint;   /* a reason name the line's kind implies (postscreen's tests), or NULL */
+	int log_words;      /* text is the MTA's own log words, no reply: the verdict reads none of it */
 } sd_lograw;
 
 /* A line being read. */
@@ -72,6 +80,9 @@ size_t sd_logtime_iso(const char *p, size_t n, sd_logtime *t);
 /* Exim's own line start "YYYY-MM-DD HH:MM:SS[.fff][ +zzzz][ [pid]] " before a
  * message id: the offset of the id (t gets the time), or 0. */
 size_t sd_exim_prefix(const char *p, size_t n, sd_logtime *t);
+/* Does an Exim reject line without a message id start at p ("H=... rejected
+ * RCPT ...", scan_reject.c)? */
+int sd_exim_reject_at(const char *p, size_t n);
 /* Length of an Exim message id at p (16 or 23 bytes), or 0. */
 size_t sd_exim_id(const char *p, size_t n);
 /* Arrival time encoded in an Exim message id (base 62 seconds). */
@@ -88,6 +99,13 @@ int sd_scan_postfix_agent(sd_str agent);
 int sd_scan_exim(sd_logline *l);
 int sd_scan_sendmail(sd_logline *l);
 int sd_scan_opensmtpd(sd_logline *l);
+/* Rejects (scan_reject.c): Postfix smtpd, postscreen and cleanup lines
+ * (agent "smtpd", "postscreen", "cleanup"), Exim's reject lines (the main log
+ * or the reject log, after the time), Sendmail's reject= lines (after the
+ * queue id, fields the rest). Same returns as the readers above. */
+int sd_scan_postfix_reject(sd_logline *l, sd_str agent);
+int sd_scan_exim_reject(sd_logline *l, sd_str m);
+int sd_scan_sendmail_reject(sd_logline *l, sd_str qid, sd_str fields);
 
 /* A new raw record (delay -1, all else empty), or NULL at the limit. */
 sd_lograw *sd_scan_add(sd_logline *l);

@@ -189,9 +189,9 @@ int sd_scan_exim(sd_logline *l)
 		return 0;
 	m = inner_time(l, sd_sl_skip(m, (size_t)k));
 	if (!(id = sd_exim_id(m.p, m.n)) || m.n < id + 4 || m.p[id + 3] != ' ')
-		return 0;
+		return sd_scan_exim_reject(l, m);
 	if (!(a = action_of(m.p + id + 1)))
-		return 0;
+		return sd_scan_exim_reject(l, m);
 	if (!(r = sd_scan_add(l)))
 		return SMTPDIAG_ELIMIT;
 	r->action = a;

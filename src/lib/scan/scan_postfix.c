@@ -12,7 +12,8 @@
  * ("postfix/smtp", "postfix-out/smtp", "postfix/relay/smtp"). */
 #include "scan/scan.h"
 
-/* Is agent (the last part of the program name) a Postfix delivery agent?
+/* Is agent (the last part of the program name) a Postfix delivery agent, or
+ * a server whose refusals are reject records (smtpd, postscreen, cleanup)?
  * Called for every line of a Postfix log: lengths first, then bytes. */
 int sd_scan_postfix_agent(sd_str agent)
 {
@@ -22,9 +23,10 @@ int sd_scan_postfix_agent(sd_str agent)
 	} agents[] = {
 		{ "smtp", 4 }, { "qmgr", 4 }, { "lmtp", 4 }, { "pipe", 4 }, { "local", 5 }, { "error", 5 },
 		{ "retry", 5 }, { "oqmgr", 5 }, { "virtual", 7 }, { "discard", 7 },
+		{ "smtpd", 5 }, { "cleanup", 7 }, { "postscreen", 10 },
 	};
 
-	if (agent.n < 4 || agent.n > 7)
+	if (agent.n < 4 || agent.n > 10)
 		return 0;
 	for (size_t i = 0; i < sizeof(agents) / sizeof(agents[0]); i++)
 		if (agent.n == agents[i].n && agent.p[0] == agents[i].name[0] && !memcmp(agent.p, agents[i].name, agent.n))
@@ -227,6 +229,8 @@ int sd_scan_postfix(sd_logline *l, sd_str agent)
 	sd_lograw *r;
 	int to;
 
+	if (IS(agent, "smtpd") || IS(agent, "cleanup") || IS(agent, "postscreen"))
+		return sd_scan_postfix_reject(l, agent);
 	if (!q)
 		return 0; /* "warning: ...", "connect to ...", "statistics: ..." */
 	rest = sd_sl_skip(l->h.msg, q + 2);

@@ -115,9 +115,13 @@ int sd_scan_sendmail(sd_logline *l)
 	sd_lograw t;
 	long k;
 
+	if (!q && sd_sl_starts(m, "ruleset="))
+		return sd_scan_sendmail_reject(l, SD_NULLSTR, m);
 	if (!q)
 		return sd_memmem(m.p, m.n, "stat=", 5) ? SMTPDIAG_EPARSE : 0;
 	rest = sd_sl_skip(m, q + 2);
+	if (sd_memmem(rest.p, rest.n, "reject=", 7))
+		return sd_scan_sendmail_reject(l, (sd_str){ m.p, q }, rest);
 	if (!sd_sl_starts(rest, "to="))
 		return expiry(l, (sd_str){ m.p, q }, rest);
 	if ((k = sd_sl_find(rest, ", stat=")) < 0)

@@ -240,7 +240,8 @@ static int after_time(const char *p, size_t n, size_t i, sd_loghdr *h)
 /* ---- Exim's own log ---- */
 
 /* After "YYYY-MM-DD HH:MM:SS[.fff]": optional " +zzzz", optional " [pid]",
- * then the message id. Returns the offset of the id, or 0. */
+ * then the message id, or a reject line's fields (H=...). Returns the offset
+ * of the id, or 0. */
 static size_t exim_prefix(const char *p, size_t n, size_t i, sd_logtime *t)
 {
 	if (i + 1 < n && p[i] == ' ' && (p[i + 1] == '+' || p[i + 1] == '-')) {
@@ -257,7 +258,7 @@ static size_t exim_prefix(const char *p, size_t n, size_t i, sd_logtime *t)
 			return 0;
 		i++;
 	}
-	if (i >= n || p[i] != ' ' || !sd_exim_id(p + i + 1, n - i - 1))
+	if (i >= n || p[i] != ' ' || (!sd_exim_id(p + i + 1, n - i - 1) && !sd_exim_reject_at(p + i + 1, n - i - 1)))
 		return 0;
 	return i + 1;
 }

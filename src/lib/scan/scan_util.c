@@ -27,12 +27,13 @@ sd_str sd_sl_until(sd_str s, char stop)
 	return (sd_str){ s.p, q ? (size_t)(q - s.p) : s.n };
 }
 
-/* Does "name=" (a lower-case field name) start at p? */
+/* Does "name=" (a lower-case field name, digits after its first letter:
+ * Sendmail's arg1=) start at p? */
 static int key_at(const char *p, const char *end)
 {
 	const char *q = p;
 
-	while (q < end && ((*q >= 'a' && *q <= 'z') || *q == '_'))
+	while (q < end && ((*q >= 'a' && *q <= 'z') || *q == '_' || (q > p && *q >= '0' && *q <= '9')))
 		q++;
 	return q > p && q < end && *q == '=';
 }

@@ -4,8 +4,12 @@
  * relay, code, and code and relay of a 4xx turned into a bounce; each holds at
  * most SMTPDIAG_SUMMARY_MAX_KEYS keys and counts the rest as "other", so memory
  * stays bounded whatever the log. Messages still deferred past the give-up time
- * are kept by queue id (at most SMTPDIAG_SUMMARY_MAX_LATE). The writers sort
- * copies of the rows, so nothing is shared between summaries. */
+ * are kept by queue id (at most SMTPDIAG_SUMMARY_MAX_LATE). Reject records
+ * (action "rejected") count by action and in tables of their own: by reason,
+ * by client network (/24 of IPv4, /48 of IPv6) and by block list zone; none of
+ * the delivery tables. The writers sort copies of the rows, so nothing is
+ * shared between summaries. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -34,16 +38,18 @@ typedef struct sum_late {
 } sum_late;
 
 /* The tables, in the order they are written. */
-enum { T_ACTION, T_REASON, T_DOMAIN, T_RELAY, T_CODE, T_BOUNCED4XX, T_NTABLES };
+enum { T_ACTION, T_REASON, T_DOMAIN, T_RELAY, T_CODE, T_BOUNCED4XX, T_REJ_REASON, T_REJ_NET, T_REJ_LIST,
+       T_NTABLES };
 
 static const char *const table_title[T_NTABLES] = {
-	"by action", "by reason", "by recipient domain", "by relay", "by code", "  by code and relay"
+	"by action", "by reason", "by recipient domain", "by relay", "by code", "  by code and relay",
+	"  by reason", "  by client network", "  by block list"
 };
 static const char *const table_json[T_NTABLES] = {
-	"action", "reason", "domain", "relay", "code", "bounced_4xx"
+	"action", "reason", "domain", "relay", "code", "bounced_4xx", "reason", "network", "list"
 };
 static const char *const counter_json[SMTPDIAG_SUM_NCOUNTERS] = {
-	"lines", "delivery", "skipped", "malformed", "overlimit", "inputs", "failed_inputs", "records"
+	"lines", "delivery", "skipped", "malformed", "overlimit", "inputs", "failed_inputs", "records", "reject"
 };
 
 struct smtpdiag_summary {
@@ -52,6 +58,7 @@ struct smtpdiag_summary {
 	sum_late *late;          /* open addressing on queueid */
 	size_t nlate, caplate;
 	unsigned long late_other;
+	unsigned long rejects, reject_warnings; /* reject records, those only logged */
 };
 
 /* A key's hash, eight bytes at a time (the keys are short; one is hashed per
@@ -264,7 +271,7 @@ void smtpdiag_summary_free(smtpdiag_summary *s)
 
 int smtpdiag_summary_count(smtpdiag_summary *s, smtpdiag_sum_counter which, unsigned long n)
 {
-	if (!s || (unsigned)which >= SMTPDIAG_SUM_RECORDS)
+	if (!s || (unsigned)which >= SMTPDIAG_SUM_NCOUNTERS || which == SMTPDIAG_SUM_RECORDS)
 		return SMTPDIAG_EINVAL;
 	s->n[which] += n;
 	return 0;
@@ -322,6 +329,43 @@ static int add_late(smtpdiag_summary *s, const smtpdiag_logrec *r)
 	return late_add(s, &v);
 }
 
+/* The client's network: "192.0.2.0/24", "2001:db8:1::/48"; the address as
+ * logged when it is none. */
+static void network_key(const char *ip, char *out, size_t cap)
+{
+	unsigned char a[16];
+	char t[INET6_ADDRSTRLEN];
+
+	if (inet_pton(AF_INET, ip, a) == 1) {
+		snprintf(out, cap, "%u.%u.%u.0/24", a[0], a[1], a[2]);
+		return;
+	}
+	if (inet_pton(AF_INET6, ip, a) == 1) {
+		memset(a + 6, 0, 10);
+		if (inet_ntop(AF_INET6, a, t, sizeof(t))) {
+			snprintf(out, cap, "%s/48", t);
+			return;
+		}
+	}
+	snprintf(out, cap, "%s", ip);
+}
+
+/* A reject record: by reason, client network and block list. */
+static int add_reject(smtpdiag_summary *s, const smtpdiag_logrec *r)
+{
+	char key[SUM_KEY_MAX];
+	int bad = 0;
+
+	s->rejects++;
+	s->reject_warnings += r->warning != 0;
+	bad |= ctr_add(&s->t[T_REJ_REASON], r->reason, 1);
+	network_key(r->clientip ? r->clientip : "", key, sizeof(key));
+	bad |= ctr_add(&s->t[T_REJ_NET], key, 1);
+	if (r->list && r->list[0])
+		bad |= ctr_add(&s->t[T_REJ_LIST], r->list, 1);
+	return bad;
+}
+
 int smtpdiag_summary_add(smtpdiag_summary *s, const smtpdiag_logrec *r)
 {
 	char key[SUM_KEY_MAX], code[SUM_CODE_MAX];
@@ -331,6 +375,8 @@ int smtpdiag_summary_add(smtpdiag_summary *s, const smtpdiag_logrec *r)
 		return SMTPDIAG_EINVAL;
 	s->n[SMTPDIAG_SUM_RECORDS]++;
 	bad |= ctr_add(&s->t[T_ACTION], r->action, 1);
+	if (!strcmp(r->action, "rejected"))
+		return add_reject(s, r) ? SMTPDIAG_ENOMEM : 0;
 	bad |= ctr_add(&s->t[T_REASON], r->reason, 1);
 	domain_key(r->recipient, key, sizeof(key));
 	bad |= ctr_add(&s->t[T_DOMAIN], key, 1);
@@ -359,6 +405,8 @@ int smtpdiag_summary_merge(smtpdiag_summary *into, const smtpdiag_summary *from)
 		if (from->late[i].queueid)
 			bad |= late_add(into, &from->late[i]);
 	into->late_other += from->late_other;
+	into->rejects += from->rejects;
+	into->reject_warnings += from->reject_warnings;
 	return bad ? SMTPDIAG_ENOMEM : 0;
 }
 
@@ -508,6 +556,7 @@ static void counts_text(const smtpdiag_summary *s, sd_buf *b)
 	sd_buf_printf(b, "  over a limit:   %lu (lines over %u KiB, or over %d recipients)\n",
 		      n[SMTPDIAG_SUM_OVERLIMIT], (unsigned)(SMTPDIAG_SCAN_MAX_LINE >> 10),
 		      SMTPDIAG_SCAN_MAX_RECORDS);
+	sd_buf_printf(b, "  reject lines:   %lu (this server's refusals)\n", n[SMTPDIAG_SUM_REJECT]);
 	sd_buf_printf(b, "inputs:           %lu (%lu could not be read)\n", n[SMTPDIAG_SUM_INPUTS],
 		      n[SMTPDIAG_SUM_FAILED_INPUTS]);
 }
@@ -527,6 +576,11 @@ int smtpdiag_summary_text(const smtpdiag_summary *s, smtpdiag_buf *out)
 	sd_buf_printf(b, "\n4xx replies turned into bounces (a 4xx must be deferred and retried): %lu\n", total);
 	if (kept)
 		ctr_text(&s->t[T_BOUNCED4XX], table_title[T_BOUNCED4XX], b);
+	sd_buf_printf(b, "\nrejects (this server's refusals): %lu (%lu only logged: warnings)\n", s->rejects,
+		      s->reject_warnings);
+	if (s->rejects)
+		for (int t = T_REJ_REASON; t <= T_REJ_LIST; t++)
+			ctr_text(&s->t[t], table_title[t], b);
 	return done(b);
 }
 
@@ -636,6 +690,15 @@ int smtpdiag_summary_json(const smtpdiag_summary *s, smtpdiag_buf *out)
 	sd_buf_put_int(b, (long long)bounced_4xx_total(s, &kept));
 	sd_buf_putc(b, ',');
 	ctr_json(&s->t[T_BOUNCED4XX], b);
+	sd_buf_puts(b, "},\"rejects\":{\"count\":");
+	sd_buf_put_int(b, (long long)s->rejects);
+	SD_JKEY(b, "warnings");
+	sd_buf_put_int(b, (long long)s->reject_warnings);
+	for (int t = T_REJ_REASON; t <= T_REJ_LIST; t++) {
+		table_json_open(t, b);
+		ctr_json(&s->t[t], b);
+		sd_buf_putc(b, '}');
+	}
 	sd_buf_puts(b, "}}");
 	return done(b);
 }

@@ -29,6 +29,10 @@ const char *st_kind_name(char kind)
 
 static char kind_of(const st_rec *r)
 {
+	/* a refusal the reader's own server gave a client (scan's reject
+	 * records): no verdict on the recipient's mailbox, counted only */
+	if (!strcmp(r->action, "rejected"))
+		return ST_OTHER;
 	if (!strncmp(r->advice, "fix-sender", 10) || !strcmp(r->advice, "fix-message"))
 		return ST_SENDER;
 	if (!strcmp(r->reason, "feedback"))

@@ -780,6 +780,8 @@ void sd_verdict_decide(sd_classifier *c, const sd_evidence *given, sd_verdict *v
 		v->vendor = NULL;
 	}
 	policy(ev, pst, v);
+	if (ev->inbound)
+		sd_verdict_inbound(ev, v);
 	if (user)
 		user_fields(&uh, v);
 	v->implied = implied_status(ev, v);

@@ -68,6 +68,8 @@ typedef struct sd_evidence {
 				 * words say the failure is temporary, where no code says its class */
 	sd_user_rule_fn user;   /* NULL: no user rules */
 	void *user_ctx;
+	int inbound;            /* the reply is one the reader's own server gave a client
+				 * (a reject record): the receiving side's view (inbound.c) */
 } sd_evidence;
 
 /* Readings of the evidence (docs/reasons.md, "Modes"). DEFAULT is the one
@@ -97,6 +99,7 @@ typedef struct sd_facts {
 	unsigned mode;          /* SD_MODE_* */
 	struct sd_urun *user;   /* user rules to ask first, NULL: none */
 	const char *domain;     /* the recipient's domain for a rule's domain=, or NULL */
+	int inbound;            /* the reader's own server gave the reply (sd_evidence) */
 } sd_facts;
 
 /* The one evidence builder: ev from f. a (may be NULL) holds the lowercased
@@ -104,6 +107,11 @@ typedef struct sd_facts {
  * strings of f must outlive ev. */
 void sd_evidence_build(sd_arena *a, const sd_facts *f, sd_evidence *ev, char status[SD_STATUS_MAX]);
 void sd_facts_init(sd_facts *f);
+
+struct sd_verdict;
+/* The receiving side's view of a decided verdict (inbound.c): who is at fault
+ * and what the server's operator does, by the reason, in one table. */
+void sd_verdict_inbound(const sd_evidence *ev, struct sd_verdict *v);
 
 typedef struct sd_verdict {
 	int reason;             /* SD_R_* */

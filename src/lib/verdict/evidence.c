@@ -92,5 +92,6 @@ void sd_evidence_build(sd_arena *a, const sd_facts *f, sd_evidence *ev, char sta
 	ev->lhost = str(f->lhost);
 	ev->destination = str(f->destination);
 	ev->mode = f->mode;
+	ev->inbound = f->inbound;
 	sd_urun_attach(f->user, ev, f->domain);
 }
