@@ -489,6 +489,61 @@ static void test_sent_cache(void **state)
 	smtpdiag_scanner_free(seen);
 }
 
+/* Failures' verdicts are remembered by everything the engine reads, the
+ * record's own names masked: every line read by a scanner that has seen the
+ * others says what a fresh scanner says of it (a key missing an input would
+ * give one line another's verdict). */
+static void test_failure_cache(void **state)
+{
+	static const char *const lines[] = {
+		"Mar  3 09:00:01 mx1 postfix/smtpd[5]: NOQUEUE: reject: RCPT from a.example.net[198.51.100.1]: 550 5.1.1 <u1@example.com>: Recipient address rejected: User unknown in virtual mailbox table; from=<s1@example.net> to=<u1@example.com> proto=ESMTP helo=<a.example.net>",
+		"Mar  3 09:00:02 mx1 postfix/smtpd[5]: NOQUEUE: reject: RCPT from b.example.net[198.51.100.2]: 550 5.1.1 <u2@example.com>: Recipient address rejected: User unknown in virtual mailbox table; from=<s2@example.net> to=<u2@example.com> proto=ESMTP helo=<b.example.net>",
+		"Mar  3 09:00:03 mx1 postfix/smtpd[5]: NOQUEUE: reject: RCPT from b.example.net[198.51.100.2]: 452 4.2.2 <u2@example.com>: Recipient address rejected: Mailbox full; from=<s2@example.net> to=<u2@example.com> proto=ESMTP helo=<b.example.net>",
+		"Mar  3 09:00:04 mx1 postfix/smtpd[5]: NOQUEUE: reject: RCPT from c.example.net[203.0.113.7]: 554 5.7.1 Service unavailable; Client host [203.0.113.7] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/203.0.113.7; from=<s3@example.net> to=<u3@example.com> proto=ESMTP helo=<c.example.net>",
+		"Mar  3 09:00:05 mx1 postfix/smtpd[5]: NOQUEUE: reject: RCPT from d.example.net[203.0.113.8]: 554 5.7.1 Service unavailable; Client host [203.0.113.8] blocked using zen.spamhaus.org; Error: open resolver; https://www.spamhaus.org/returnc/pub/203.0.113.8; from=<s4@example.net> to=<u4@example.com> proto=ESMTP helo=<d.example.net>",
+		"Mar  3 09:00:06 mx1 postfix/smtp[1]: Q1: to=<a@example.org>, relay=mx.example.org[192.0.2.1]:25, delay=1, dsn=5.7.1, status=bounced (host mx.example.org[192.0.2.1] said: 550 5.7.1 Message rejected (in reply to end of DATA command))",
+		"Mar  3 09:00:07 mx1 postfix/smtp[1]: Q2: to=<b@outlook.com>, relay=outlook-com.olc.protection.outlook.com[52.1.1.1]:25, delay=1, dsn=5.7.1, status=bounced (host outlook-com.olc.protection.outlook.com[52.1.1.1] said: 550 5.7.1 Message rejected (in reply to end of DATA command))",
+		"Mar  3 09:00:08 mx1 postfix/smtp[1]: Q3: to=<a@example.org>, relay=mx.example.org[192.0.2.1]:25, delay=1, dsn=4.7.1, status=deferred (host mx.example.org[192.0.2.1] said: 450 4.7.1 Message rejected (in reply to end of DATA command))",
+		"Mar  3 09:00:09 mx1 postfix/smtp[1]: Q4: to=<a@example.org>, relay=mx.example.org[192.0.2.1]:25, delay=1, dsn=5.7.1, status=bounced (host mx.example.org[192.0.2.1] said: 550 5.7.1 Message rejected (in reply to RCPT TO command))",
+		"Mar  3 09:00:10 mx1 postfix/smtp[1]: Q5: to=<a@example.org>, relay=mx.example.org[192.0.2.1]:25, delay=1, dsn=5.1.1, status=bounced (host mx.example.org[192.0.2.1] said: 550 5.1.1 Message rejected (in reply to RCPT TO command))",
+		"Mar  3 09:00:11 mx1 postfix/qmgr[9]: Q6: from=<s@example.net>, status=expired, returned to sender",
+		"Mar  3 09:00:12 mx1 postfix/smtp[1]: Q7: to=<a@example.org>, relay=none, delay=1, dsn=4.4.1, status=deferred (connect to mx.example.org[192.0.2.1]:25: Connection timed out)",
+		"Mar  3 09:00:13 mx1 postfix/smtp[1]: Q8: to=<a@example.org>, relay=none, delay=1, dsn=4.4.1, status=deferred (connect to mx.example.org[192.0.2.1]:25: Connection refused)",
+		/* the same reply text, the status only in dsn=: only the status differs */
+		"Mar  3 09:00:16 mx1 postfix/smtp[1]: QA: to=<a@example.org>, relay=mx.example.org[192.0.2.1]:25, delay=1, dsn=5.1.1, status=bounced (host mx.example.org[192.0.2.1] said: 550 Not accepted (in reply to RCPT TO command))",
+		"Mar  3 09:00:17 mx1 postfix/smtp[1]: QB: to=<a@example.org>, relay=mx.example.org[192.0.2.1]:25, delay=1, dsn=5.2.2, status=bounced (host mx.example.org[192.0.2.1] said: 550 Not accepted (in reply to RCPT TO command))",
+		/* the same reply, deferred and then given up on: only the action differs */
+		"Mar  3 09:00:14 mx1 postfix/smtp[1]: Q9: to=<a@example.org>, relay=mx.example.org[192.0.2.1]:25, delay=1, dsn=4.7.1, status=deferred (host mx.example.org[192.0.2.1] said: 451 4.7.1 Try again later (in reply to RCPT TO command))",
+		"Mar  3 09:00:15 mx1 postfix/smtp[1]: Q9: to=<a@example.org>, relay=mx.example.org[192.0.2.1]:25, delay=1, dsn=4.7.1, status=bounced (host mx.example.org[192.0.2.1] said: 451 4.7.1 Try again later (in reply to RCPT TO command))",
+	};
+	smtpdiag_scanner *seen = utc_scanner();
+	smtpdiag_buf a = { NULL, 0, 0, 0 }, b = { NULL, 0, 0, 0 };
+
+	(void)state;
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+			smtpdiag_scanner *fresh = utc_scanner();
+			a.len = b.len = 0;
+			assert_int_equal(scan(seen, lines[i]), 1);
+			assert_int_equal(scan(fresh, lines[i]), 1);
+			assert_string_not_equal(smtpdiag_scanner_rec(seen, 0)->action, "sent");
+			smtpdiag_logrec_json(smtpdiag_scanner_rec(seen, 0), &a);
+			smtpdiag_logrec_json(smtpdiag_scanner_rec(fresh, 0), &b);
+			smtpdiag_buf_append(&a, "", 1);
+			smtpdiag_buf_append(&b, "", 1);
+			assert_string_equal(a.data, b.data);
+			smtpdiag_scanner_free(fresh);
+		}
+	/* the two unknown users share a verdict, the full mailbox has its own */
+	assert_int_equal(scan(seen, lines[1]), 1);
+	assert_string_equal(smtpdiag_scanner_rec(seen, 0)->reason, "userunknown");
+	assert_int_equal(scan(seen, lines[2]), 1);
+	assert_string_not_equal(smtpdiag_scanner_rec(seen, 0)->reason, "userunknown");
+	smtpdiag_buf_free(&a);
+	smtpdiag_buf_free(&b);
+	smtpdiag_scanner_free(seen);
+}
+
 /* ---- output ---- */
 
 static void test_json(void **state)
@@ -531,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_local_words),
 		cmocka_unit_test(test_sent_cache),
+		cmocka_unit_test(test_failure_cache),
 		cmocka_unit_test(test_json),
 	};
 

@@ -17,6 +17,8 @@
 #include <time.h>
 
 #define SD_SCAN_ISSUE_CACHE 16 /* (reply code, status) pairs of sent lines remembered */
+#define SD_SCAN_VCACHE 256     /* verdicts of failures and rejects remembered, by their inputs */
+#define SD_SCAN_VKEY_MAX 768   /* bytes of such inputs; a longer key is decided afresh */
 
 struct smtpdiag_scanner {
 	unsigned flags;
@@ -40,6 +42,14 @@ struct smtpdiag_scanner {
 		sd_verdict v;
 	} ic[SD_SCAN_ISSUE_CACHE];
 	sd_xfmt xf;              /* CSV header and buffer of the non-syslog formats (scan_formats.h) */
+	struct {                 /* verdicts and issues of failures, by everything the engine reads */
+		uint64_t h;
+		size_t len;          /* 0: empty */
+		char *key;
+		unsigned issues;
+		sd_verdict v;
+	} vc[SD_SCAN_VCACHE];
+	char vkey[SD_SCAN_VKEY_MAX];
 };
 
 /* Per-line values shared by the line's records. */
@@ -104,6 +114,8 @@ void smtpdiag_scanner_free(smtpdiag_scanner *s)
 	sd_classifier_free(s->cls);
 	sd_urun_free(s->user);
 	sd_xfmt_free(&s->xf);
+	for (size_t i = 0; i < SD_SCAN_VCACHE; i++)
+		free(s->vc[i].key);
 	free(s);
 }
 
@@ -321,11 +333,109 @@ static size_t sent_slot(smtpdiag_scanner *s, int rc, const char *status)
  * engine reads no text, command or host for it: reason delivered, and the
  * sender-side policy of the codes): with a status it is remembered by codes,
  * as the issues are. */
+/* The key of a failure's verdict: every input decide() gives the engine (the
+ * action and its class, the hint, the codes, the command, the mailer type, the
+ * relay, the recipient's domain) and the reply text with the record's own
+ * names in it (recipient, original recipient, sender, client name, address and
+ * HELO) masked: the engine decides on what a reply says, not on whom it names
+ * (no rule or row reads an address or a client's name), so two replies that
+ * differ only there get the same verdict. Returns the key's length, 0 when it
+ * does not fit (the verdict is then decided afresh). */
+/* The issues of a failure's codes and text. */
+static unsigned failure_issues(const rec_work *w, const smtpdiag_logrec *o)
+{
+	sd_status ps;
+
+	if (!w->rc && !o->status[0])
+		return 0;
+	memset(&ps, 0, sizeof(ps));
+	if (o->status[0])
+		sd_status_parse(o->status, strlen(o->status), &ps);
+	return sd_code_issues(w->rc, o->status[0] ? &ps : NULL, w->diag.p, w->diag.n, NULL);
+}
+
+static size_t vkey_put(char *k, size_t n, const char *p, size_t len)
+{
+	if (n == 0 || n + len + 1 > SD_SCAN_VKEY_MAX)
+		return 0;
+	memcpy(k + n, p, len);
+	k[n + len] = '\x1f';
+	return n + len + 1;
+}
+
+static size_t verdict_key(smtpdiag_scanner *s, const sd_lograw *r, const rec_work *w, const smtpdiag_logrec *o)
+{
+	char *k = s->vkey;
+	const char *id[6] = { o->recipient, o->orig_recipient, o->sender, o->client, o->clientip, o->helo };
+	size_t idn[6], n;
+	const char *dom = domain_of(o->recipient);
+	const char *hint = r->hint ? r->hint : "-";
+	size_t len = 0;
+
+	k[len++] = (char)('0' + r->action);
+	k[len++] = (char)('0' + r->cls);
+	k[len++] = (char)('0' + !!r->local);
+	k[len++] = (char)('0' + !!r->log_words);
+	k[len++] = (char)('0' + (w->rc / 100) % 10);
+	k[len++] = (char)('0' + (w->rc / 10) % 10);
+	k[len++] = (char)('0' + w->rc % 10);
+	k[len++] = '\x1f';
+	if (w->rc < 0 || w->rc > 999 || r->action > 9 || r->cls < 0 || r->cls > 9)
+		return 0;
+	len = vkey_put(k, len, hint, strlen(hint));
+	len = vkey_put(k, len, o->status, strlen(o->status));
+	len = vkey_put(k, len, o->command, strlen(o->command));
+	if (!len)
+		return 0;
+	n = vkey_put(k, len, o->relay, strlen(o->relay));
+	n = vkey_put(k, n, dom, strlen(dom));
+	if (r->log_words || !n)
+		return n;
+	unsigned char first[32] = { 0 }; /* the first bytes of the names, as a set */
+
+	for (int i = 0; i < 6; i++) {
+		idn[i] = strlen(id[i]) >= 4 ? strlen(id[i]) : 0;
+		if (idn[i])
+			first[(unsigned char)id[i][0] >> 3] |= (unsigned char)(1u << ((unsigned char)id[i][0] & 7));
+	}
+	if (n + w->diag.n + 1 > SD_SCAN_VKEY_MAX)
+		return 0;
+	for (size_t i = 0; i < w->diag.n; i++) {
+		unsigned char c = (unsigned char)w->diag.p[i];
+		int hit = -1;
+		if (!(first[c >> 3] & (1u << (c & 7)))) {
+			k[n++] = (char)c;
+			continue;
+		}
+		for (int j = 0; j < 6 && hit < 0; j++)
+			if (idn[j] && w->diag.p[i] == id[j][0] && idn[j] <= w->diag.n - i &&
+			    !memcmp(w->diag.p + i, id[j], idn[j]))
+				hit = j;
+		if (n + 2 > SD_SCAN_VKEY_MAX)
+			return 0;
+		if (hit >= 0) {
+			k[n++] = '\x01';
+			i += idn[hit] - 1;
+		} else {
+			k[n++] = w->diag.p[i];
+		}
+	}
+	return n;
+}
+
+static uint64_t vkey_hash(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return h;
+}
+
 static void verdict(smtpdiag_scanner *s, const sd_lograw *r, rec_work *w, smtpdiag_logrec *o)
 {
 	sd_verdict v;
-	sd_status ps;
-	size_t k;
+	size_t k, kn;
 
 	if (r->action == SD_ACT_SENT && !s->user && o->status[0]) {
 		k = sent_slot(s, w->rc, o->status);
@@ -337,6 +447,28 @@ static void verdict(smtpdiag_scanner *s, const sd_lograw *r, rec_work *w, smtpdi
 		o->issues = s->ic[k].issues;
 		return;
 	}
+	if (r->action != SD_ACT_SENT && !s->user && (kn = verdict_key(s, r, w, o)) > 0) {
+		uint64_t h = vkey_hash(s->vkey, kn);
+		k = (size_t)(h % SD_SCAN_VCACHE);
+		if (s->vc[k].len == kn && s->vc[k].h == h && !memcmp(s->vc[k].key, s->vkey, kn)) {
+			sd_verdict_to_logrec(&s->arena, &s->vc[k].v, o);
+			o->issues = s->vc[k].issues;
+			return;
+		}
+		decide(s, r, w, o, &v);
+		sd_verdict_to_logrec(&s->arena, &v, o);
+		o->issues = failure_issues(w, o);
+		if (!s->vc[k].key)
+			s->vc[k].key = malloc(SD_SCAN_VKEY_MAX);
+		if (s->vc[k].key) { /* else not remembered: the next one is decided afresh too */
+			memcpy(s->vc[k].key, s->vkey, kn);
+			s->vc[k].len = kn;
+			s->vc[k].h = h;
+			s->vc[k].v = v;
+			s->vc[k].issues = o->issues;
+		}
+		return;
+	}
 	decide(s, r, w, o, &v);
 	sd_verdict_to_logrec(&s->arena, &v, o);
 	o->issues = 0;
@@ -346,10 +478,7 @@ static void verdict(smtpdiag_scanner *s, const sd_lograw *r, rec_work *w, smtpdi
 		o->issues = s->ic[sent_slot(s, w->rc, o->status)].issues;
 		return;
 	}
-	memset(&ps, 0, sizeof(ps));
-	if (o->status[0])
-		sd_status_parse(o->status, strlen(o->status), &ps);
-	o->issues = sd_code_issues(w->rc, o->status[0] ? &ps : NULL, w->diag.p, w->diag.n, NULL);
+	o->issues = failure_issues(w, o);
 }
 
 static void codes(sd_arena *a, const sd_lograw *r, rec_work *w, smtpdiag_logrec *o)
