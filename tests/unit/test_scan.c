@@ -248,8 +248,8 @@ static void test_rejects(void **state)
 		const char *const expect[] = { "rejected", "postfix", "", "unknown", "2001:db8::7", "pc7",
 					     "a@example.net", "b@example.com", "RCPT", "zen.spamhaus.org", "554",
 					     "5.7.1", "blocked", "none", "sender-admin",
-					     "554 5.7.1 Service unavailable; Client host [2001:db8::7] blocked using "
-					     "zen.spamhaus.org" };
+					     ("554 5.7.1 Service unavailable; Client host [2001:db8::7] blocked using "
+					      "zen.spamhaus.org") };
 		for (size_t i = 0; i < sizeof(got) / sizeof(got[0]); i++)
 			if (strcmp(got[i], expect[i]))
 				fail_msg("member %zu: \"%s\", want \"%s\"", i, got[i], expect[i]);

@@ -71,7 +71,8 @@ static int emit(table *t, const char *name, smtpdiag_stat_fn fn, void *ctx)
 {
 	int rc = 0;
 
-	qsort(t->r, t->n, sizeof(*t->r), by_count);
+	if (t->n > 1) /* an empty table has no rows (qsort takes no NULL) */
+		qsort(t->r, t->n, sizeof(*t->r), by_count);
 	for (size_t i = 0; fn && i < t->n && !rc; i++)
 		rc = fn(ctx, name, t->r[i].key, t->r[i].count);
 	if (fn && !rc && t->more)
