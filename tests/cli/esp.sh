@@ -42,6 +42,34 @@ expect_lines 0 "SES: no record for a delivery" out
 expect_exit 0 "SES: a delivery with --all-events" -- "$BIN" decode --all-events "$E/ses/delivery.json"
 expect_rec ok@mail.example.org '"reason":"delivered"' '"action":"delivered"'
 
+# SES as it documents its event types: Rendering Failure and Reject (nothing
+# sent: the sender's template, a virus), DeliveryDelay by delay type, a complaint
+# that is the account's suppression list; not-spam, Send and Subscription ignored
+expect_exit 0 "SES: the documented event types" -- "$BIN" decode "$E/ses/events.jsonl"
+expect_lines 6 "SES: six records (not-spam, Send and Subscription give none)" out
+expect_rec render@mail.example.net "$FAIL" '"reason":"contenterror"' '"advice":"fix-message"' \
+	'"esp_event":"renderingfailure/WelcomeTemplate"' "Attribute 'name' is not present"
+expect_rec virus@mail.example.net "$FAIL" '"reason":"virusdetected"' '"esp_event":"reject/Bad content"'
+expect_rec byoip@mail.example.org "$DELAY" '"reason":"requireptr"' '"retry":true'
+expect_rec deferred@mail.example.org "$DELAY" '"retry":true' '"esp_event":"deliverydelay/SendingDeferral"'
+expect_rec listed-c@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"complaint/OnAccountSuppressionList"'
+expect_rec fraud@mail.example.net "$FEED" '"feedbacktype":"fraud"'
+expect_exit 0 "SES: ignored by name" -- "$BIN" decode --summary "$E/ses/events.jsonl"
+expect_out '^  decided: +6$' "SES: six events decided"
+expect_out '^  ignored: +3$' "SES: not-spam, Send and Subscription ignored"
+expect_exit 0 "SES: every bounce type and sub-type" -- "$BIN" decode "$E/ses/bounce-types.jsonl"
+expect_lines 10 "SES: one record per bounce" out
+expect_rec undetermined@mail.example.net "$FAIL" '"esp_event":"bounce/Undetermined/Undetermined"'
+expect_rec general@mail.example.net "$FAIL" '"esp_event":"bounce/Permanent/General"'
+expect_rec noemail@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
+expect_rec suppressed@mail.example.net "$FAIL" '"reason":"suppressed"'
+expect_rec onaccount@mail.example.net "$FAIL" '"reason":"suppressed"'
+expect_rec tgeneral@mail.example.net "$FAIL" "$SOFT" '"esp_event":"bounce/Transient/General"'
+expect_rec mbfull@mail.example.net "$FAIL" "$SOFT" '"reason":"mailboxfull"'
+expect_rec toolarge@mail.example.net "$FAIL" "$SOFT" '"reason":"emailtoolarge"'
+expect_rec content@mail.example.net "$FAIL" "$SOFT" '"reason":"contenterror"'
+expect_rec attach@mail.example.net "$FAIL" "$SOFT" '"reason":"contenterror"'
+
 expect_exit 0 "SendGrid: an array of events" -- "$BIN" decode "$E/sendgrid/events.json"
 expect_lines 5 "SendGrid: bounce, blocked, deferred, dropped, spamreport" out
 expect_rec nobody@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"bounce/bounce/Invalid Address"'
@@ -64,6 +92,20 @@ expect_rec angry@mail.example.net "$FEED"
 expect_exit 0 "Mailgun: legacy form post" -- "$BIN" decode "$E/mailgun/legacy-bounced.form"
 expect_rec carol@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp":"mailgun"'
 
+expect_exit 0 "Mailgun: rejected names its recipients in the To header" -- "$BIN" decode "$E/mailgun/rejected.json"
+expect_lines 2 "Mailgun: rejected, one record per recipient" out
+expect_rec jo@mail.example.net "$FAIL" '"reason":"rejected"' '"advice":"fix-sender-config"' '"esp_event":"rejected"' \
+	'Sandbox subdomains'
+expect_rec kim@mail.example.org "$FAIL" '"reason":"rejected"'
+expect_exit 0 "Mailgun: severity and delivery-status" -- "$BIN" decode "$E/mailgun/events.jsonl"
+expect_lines 3 "Mailgun: three failures (accepted, unsubscribed, stored, delivered give none)" out
+expect_rec grey@mail.example.org "$DELAY" '"retry":true' '"deliverystatus":"4\.7\.1"' '"rhost":"mx\.mail\.example\.org"' \
+	'"esp_event":"failed/temporary/greylisted"'
+expect_rec was@mail.example.net "$FAIL" '"reason":"suppressed"'
+expect_rec gone2@mail.example.net "$FAIL" "$HARD" '"deliverystatus":"5\.1\.1"' '"replycode":"550"'
+expect_exit 0 "Mailgun: ignored by name" -- "$BIN" decode --summary "$E/mailgun/events.jsonl"
+expect_out '^  ignored: +4$' "Mailgun: accepted, unsubscribed, stored, delivered ignored"
+
 expect_exit 0 "Postmark: hard bounce" -- "$BIN" decode "$E/postmark/bounce-hard.json"
 expect_rec dave@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"Bounce/HardBounce/1"'
 expect_exit 0 "Postmark: soft bounce without text" -- "$BIN" decode "$E/postmark/bounce-soft-notext.json"
@@ -71,12 +113,46 @@ expect_rec erin@mail.example.org "$FAIL" "$SOFT" '"deliverystatus":"4\.'
 expect_exit 0 "Postmark: spam complaint" -- "$BIN" decode "$E/postmark/spam-complaint.json"
 expect_rec frank@mail.example.net "$FEED"
 
+expect_exit 0 "Postmark: every documented bounce type" -- "$BIN" decode "$E/postmark/bounce-types.jsonl"
+expect_lines 14 "Postmark: 14 records (Unsubscribe, Subscribe, AutoResponder, AddressChange, OpenRelayTest, Unconfirmed, InboundError give none)" out
+expect_rec transient@mail.example.net "$DELAY" '"retry":true' '"esp_event":"Bounce/Transient/2"'
+expect_rec dns@mail.example.net "$FAIL" '"reason":"networkerror"'
+expect_rec spamnote@mail.example.net "$FAIL" '"reason":"spamdetected"'
+expect_rec unknown@mail.example.net "$FAIL" '"esp_event":"Bounce/Unknown/2048"'
+expect_rec soft@mail.example.net "$FAIL" "$SOFT"
+expect_rec virus@mail.example.net "$FAIL" '"reason":"virusdetected"'
+expect_rec challenge@mail.example.net "$FAIL" '"reason":"filtered"'
+expect_rec bad@mail.example.net "$FAIL" '"reason":"userunknown"'
+expect_rec complaint@mail.example.net "$FEED"
+expect_rec manual@mail.example.net "$FAIL" '"reason":"suppressed"'
+expect_rec blocked@mail.example.net "$FAIL" '"reason":"blocked"'
+expect_rec smtpapi@mail.example.net "$FAIL" '"reason":"rejected"'
+expect_rec dmarc@mail.example.net "$FAIL" '"reason":"authfailure"'
+expect_rec template@mail.example.net "$FAIL" '"reason":"contenterror"' '"advice":"fix-message"'
+expect_exit 0 "Postmark: the types that are no failure are ignored by name" -- "$BIN" decode --summary "$E/postmark/bounce-types.jsonl"
+expect_out '^  ignored: +7$' "Postmark: seven bounce types ignored"
+expect_exit 0 "Postmark: SubscriptionChange" -- "$BIN" decode "$E/postmark/subscription-change.jsonl"
+expect_lines 3 "Postmark: three suppressions (the reactivation gives none)" out
+expect_rec hb@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"SubscriptionChange/HardBounce/Recipient"'
+expect_rec spam@mail.example.net "$FEED"
+expect_rec byhand@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"SubscriptionChange/ManualSuppression/Customer"'
+
 expect_exit 0 "SparkPost: msys batch" -- "$BIN" decode "$E/sparkpost/batch.json"
 expect_lines 4 "SparkPost: bounce, delay, complaint, out of band (the click is ignored)" out
 expect_rec gina@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"bounce/10"'
 expect_rec hank@mail.example.org "$DELAY" "$SOFT" '"reason":"mailboxfull"'
 expect_rec ivy@mail.example.net "$FEED"
 expect_rec jack@mail.example.org "$FAIL" '"esp_event":"out_of_band/51"'
+
+expect_exit 0 "SparkPost: the documented event types" -- "$BIN" decode "$E/sparkpost/documented.json"
+expect_lines 5 "SparkPost: five records (auto-reply, unsubscribe request, injection, unsubscribes, relay give none)" out
+expect_rec gen-fail@mail.example.net "$FAIL" '"reason":"contenterror"' '"advice":"fix-message"' '"esp_event":"generation_failure"'
+expect_rec gen-rej@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"generation_rejection/25"'
+expect_rec policy@mail.example.net "$FAIL" '"esp_event":"policy_rejection/25"' 'Unconfigured Sending Domain'
+expect_rec oob@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"out_of_band/10"'
+expect_rec generic@mail.example.org '"esp_event":"bounce/40"'
+expect_exit 0 "SparkPost: ignored by name" -- "$BIN" decode --summary "$E/sparkpost/documented.json"
+expect_out '^  ignored: +6$' "SparkPost: six events ignored"
 
 expect_exit 0 "Mandrill: mandrill_events form field" -- "$BIN" decode "$E/mandrill/events.form"
 expect_lines 5 "Mandrill: five events" out
@@ -143,7 +219,7 @@ expect_out '^  decided: +2$' "2 decided"
 expect_out '^  ignored: +0$' "0 ignored"
 expect_out '^  errors: +2$' "2 errors"
 expect_exit 0 "summary over all fixtures" -- "$BIN" decode --summary "$E/ses" "$E/sendgrid/events.json"
-expect_out '^  ignored: +3$' "deliveries and opens are counted as ignored"
+expect_out '^  ignored: +6$' "deliveries, opens, sends, subscriptions and not-spam are counted as ignored"
 
 expect_exit 0 "--taxonomy adds other systems' words" -- "$BIN" decode --taxonomy ses --taxonomy sparkpost \
 	--taxonomy postmark --taxonomy kumomta --taxonomy powermta "$E/sendgrid/events.json"

@@ -48,6 +48,8 @@ typedef struct sd_esp_rec {
 	int hint;        /* SD_R_* the service's category implies, -1 none */
 	int sure;        /* the hint stands even with a text (the service's own decision) */
 	int soft;        /* the service calls it temporary (soft bounce) */
+	sd_str feedback; /* a complaint's feedback type ("abuse", "fraud"), else "abuse" */
+	sd_str rhost;    /* the remote host the service tried, when it names it */
 } sd_esp_rec;
 
 typedef struct sd_esp {

@@ -188,10 +188,11 @@ sd_rcpt *sd_esp_add(sd_esp_ev *e, const sd_esp_rec *rec)
 	r->replycode = rec->code;
 	r->diagnostic = rec->text;
 	r->decodedby = e->esp;
+	r->rhost = rec->rhost;
 	r->pending = e->kind == SD_ESP_DEFERRAL || (rec->soft && !rec->code.n);
 	if (e->kind == SD_ESP_COMPLAINT) {
 		r->reason = SD_R_feedback;
-		r->feedbacktype = SD_STR("abuse");
+		r->feedbacktype = sd_trim(rec->feedback).n ? sd_trim(rec->feedback) : SD_STR("abuse");
 	} else if (e->kind == SD_ESP_DELIVERY || e->kind == SD_ESP_ENGAGE) {
 		r->reason = SD_R_delivered;
 	} else if (rec->hint >= 0 && (rec->sure || no_text)) {
