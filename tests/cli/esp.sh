@@ -176,13 +176,14 @@ expect_rec kai@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
 expect_rec lea@mail.example.org "$DELAY" "$SOFT" '"reason":"mailboxfull"'
 expect_rec max@mail.example.net "$FEED"
 expect_exit 0 "UniSender Go: each documented status" -- "$BIN" decode "$E/unisender/documented.json"
-expect_lines 3 "UniSender Go: hard bounce, soft bounce, spam" out
+expect_lines 4 "UniSender Go: two hard bounces, a soft bounce, spam" out
 expect_rec abel@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"transactional_email_status/hard_bounced/err_user_unknown"'
 expect_rec bea@mail.example.org "$DELAY" "$SOFT" '"retry":true'
 expect_rec cyd@mail.example.net "$FEED"
-expect_counts "UniSender Go" "$E/unisender/documented.json" 10 3 7
+expect_rec eda@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"transactional_email_status/hard_bounced/err_unreachable"'
+expect_counts "UniSender Go" "$E/unisender/documented.json" 11 4 7
 expect_exit 0 "UniSender Go: --all-events" -- "$BIN" decode --all-events "$E/unisender/documented.json"
-expect_lines 6 "UniSender Go: delivered, opened, clicked too" out
+expect_lines 7 "UniSender Go: delivered, opened, clicked too" out
 
 expect_exit 0 "--esp names the service" -- "$BIN" decode --esp sendgrid "$E/sendgrid/events.json"
 expect_lines 5 "--esp sendgrid: the same five records" out

@@ -29,6 +29,10 @@ static const sd_esp_map details[] = {
 	{ "err_too_large", 0, SD_R_emailtoolarge, 0 },   { "err_domain_inactive", 0, SD_R_hostunknown, 0 },
 	{ "err_blacklisted", 0, SD_R_blocked, 0 },       { "err_unsubscribed", 0, SD_R_suppressed, 0 },
 	{ "err_destination_misconfigured", 0, SD_R_systemerror, 1 },
+	{ "err_mailbox_discarded", 0, SD_R_userunknown, 0 }, { "err_no_dns", 0, SD_R_hostunknown, 0 },
+	{ "err_no_smtp", 0, SD_R_hostunknown, 0 },
+	/* tagged unreachable by UniSender Go after repeated failures: its own list */
+	{ "err_unreachable", 0, SD_R_suppressed, 0 },
 };
 
 static int unisender_match(json_t *o)
