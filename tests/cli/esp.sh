@@ -18,6 +18,24 @@ expect_rec() {
 	done
 	echo "ok $n - $what"
 }
+# expect_no_rec RECIPIENT PATTERN DESCRIPTION: no record of RECIPIENT in
+# the last stdout matches PATTERN ('.' : there is no record of it at all).
+expect_no_rec() {
+	n=$((n + 1))
+	if grep -F "\"recipient\":\"$1\"" "$TMP/out" | grep -Eq -- "$2"; then
+		echo "not ok $n - $3"; grep -F "\"recipient\":\"$1\"" "$TMP/out" | head -1 | cut -c1-300 | sed 's/^/#   /'
+	else
+		echo "ok $n - $3"
+	fi
+}
+# expect_counts WHAT FILE EVENTS DECIDED IGNORED: decode --summary of FILE reads
+# EVENTS events, of which DECIDED give records and IGNORED are ignored
+expect_counts() {
+	expect_exit 0 "$1: summary" -- "$BIN" decode --summary "$2"
+	expect_out "^events: +$3\$" "$1: $3 events read"
+	expect_out "^  decided: +$4\$" "$1: $4 decided"
+	expect_out "^  ignored: +$5\$" "$1: $5 ignored"
+}
 FAIL='"action":"failed"'
 DELAY='"action":"delayed"'
 HARD='"hardbounce":true'
@@ -172,14 +190,35 @@ expect_rec uma@mail.example.org "$DELAY" "$SOFT"
 
 expect_exit 0 "Mailjet" -- "$BIN" decode "$E/mailjet/events.json"
 expect_rec victor@mail.example.net "$FAIL" '"reason":"userunknown"' '"esp_event":"bounce/recipient/user unknown"'
-expect_rec wendy@mail.example.org "$FAIL" "$SOFT" '"reason":"mailboxfull"'
+expect_rec wendy@mail.example.org "$DELAY" "$SOFT" '"reason":"mailboxfull"'
 expect_rec xena@mail.example.net "$FAIL" '"reason":"suppressed"'
 expect_rec yuri@mail.example.net "$FEED"
+expect_exit 0 "Mailjet: each documented event" -- "$BIN" decode "$E/mailjet/documented.json"
+expect_lines 5 "Mailjet: two deferrals, a bounce, two blocked (a duplicate in campaign, unsub, sent, open, click give none)" out
+expect_rec greta@mail.example.org "$DELAY" "$SOFT" '"retry":true' '"esp_event":"bounce/domain/greylisted"'
+expect_rec sid@mail.example.org "$DELAY" "$SOFT" '"esp_event":"bounce/system/connection issue"'
+expect_rec hugo@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
+expect_rec iris@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"blocked/mailjet/spam preblocked"'
+expect_rec jules@mail.example.net "$FAIL" '"reason":"contenterror"'
+expect_no_rec kim@mail.example.net . "Mailjet: a duplicate in campaign is no failure (its first copy was sent)"
+expect_counts "Mailjet" "$E/mailjet/documented.json" 10 5 5
+expect_exit 0 "Mailjet: --all-events" -- "$BIN" decode --all-events "$E/mailjet/documented.json"
+expect_lines 8 "Mailjet: sent, open and click too, never unsub or a duplicate" out
 
 expect_exit 0 "Postal: delivery failed" -- "$BIN" decode "$E/postal/delivery-failed.json"
 expect_rec zoe@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"MessageDeliveryFailed/HardFail"'
 expect_exit 0 "Postal: delayed" -- "$BIN" decode "$E/postal/delayed.json"
 expect_rec amy@mail.example.org "$DELAY" "$SOFT" '"replycode":"451"'
+expect_exit 0 "Postal: each documented event" -- "$BIN" decode "$E/postal/documented.jsonl"
+expect_lines 3 "Postal: a bounce, two held (a pending status, sent, loaded, clicked, DNS, send limit give none)" out
+expect_rec una@mail.example.net "$FAIL" '"esp_event":"MessageBounced"' '"timestamp":1709553299' \
+	'"messageid":"8e9d0f8b-7b66-4f9f-8b3c-2d1f3a4b5c01@rp.postal.shop.example.com"'
+expect_no_rec una@mail.example.net '"action":"delayed"|"reason":"expired"|"retry":true' "Postal: a bounce is no delay"
+expect_rec vera@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"MessageHeld/Held"'
+expect_rec walt@mail.example.org "$DELAY" '"retry":true'
+expect_no_rec walt@mail.example.org '"reason":"suppressed"' "Postal: held for the send limit suppresses nobody"
+expect_no_rec xavi@mail.example.org . "Postal: a status of no failure gives no record"
+expect_counts "Postal" "$E/postal/documented.jsonl" 9 3 6
 
 expect_exit 0 "Resend: bounced, suppressed" -- "$BIN" decode "$E/resend/bounced-suppressed.json"
 expect_rec ben@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"email.bounced/Permanent/Suppressed"'
@@ -198,11 +237,29 @@ expect_lines 3 "Mailtrap: bounce, soft bounce, spam (the delivery is ignored)" o
 expect_rec gus@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
 expect_rec hal@mail.example.org "$DELAY" "$SOFT"
 expect_rec ida@mail.example.net "$FEED"
+expect_exit 0 "Mailtrap: each documented event, JSON Lines" -- "$BIN" decode "$E/mailtrap/documented.jsonl"
+expect_lines 5 "Mailtrap: bounce, soft bounce, suspension, reject, spam" out
+expect_rec nora@mail.example.net "$FAIL" '"replycode":"555"' '"esp_event":"bounce/spam"'
+expect_rec otto@mail.example.org "$DELAY" "$SOFT" '"replycode":"451"'
+expect_rec pia@mail.example.org "$DELAY" '"retry":true' '"esp_event":"suspension"'
+expect_no_rec pia@mail.example.org '"reason":"suppressed"|"action":"failed"' "Mailtrap: a suspension is no recipient failure"
+expect_rec quin@mail.example.net "$FAIL" '"reason":"suppressed"'
+expect_rec ruth@mail.example.net "$FEED"
+expect_counts "Mailtrap" "$E/mailtrap/documented.jsonl" 10 5 5
 
 expect_exit 0 "UniSender Go" -- "$BIN" decode "$E/unisender/events.json"
 expect_rec kai@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
 expect_rec lea@mail.example.org "$DELAY" "$SOFT" '"reason":"mailboxfull"'
 expect_rec max@mail.example.net "$FEED"
+expect_exit 0 "UniSender Go: each documented status" -- "$BIN" decode "$E/unisender/documented.json"
+expect_lines 4 "UniSender Go: two hard bounces, a soft bounce, spam" out
+expect_rec abel@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"transactional_email_status/hard_bounced/err_user_unknown"'
+expect_rec bea@mail.example.org "$DELAY" "$SOFT" '"retry":true'
+expect_rec cyd@mail.example.net "$FEED"
+expect_rec eda@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"transactional_email_status/hard_bounced/err_unreachable"'
+expect_counts "UniSender Go" "$E/unisender/documented.json" 11 4 7
+expect_exit 0 "UniSender Go: --all-events" -- "$BIN" decode --all-events "$E/unisender/documented.json"
+expect_lines 7 "UniSender Go: delivered, opened, clicked too" out
 
 expect_exit 0 "--esp names the service" -- "$BIN" decode --esp sendgrid "$E/sendgrid/events.json"
 expect_lines 5 "--esp sendgrid: the same five records" out
@@ -232,3 +289,15 @@ expect_exit 0 "--taxonomy postmark on a full mail system" -- "$BIN" decode --tax
 	samples/bounces/exchange-431.eml
 expect_out '"taxonomy":\{"postmark":"SoftBounce/4096"\}' "a full mail system is a SoftBounce in Postmark's words"
 expect_exit 2 "--taxonomy with an unknown name is a usage error" -- "$BIN" decode --taxonomy nope "$E/sendgrid/events.json"
+
+# docs/events.md names every event type and status these readers' tables know
+for svc in mailjet mailtrap postal unisender; do
+	grep -o '{ "[^"]*", SD_ESP_' "src/lib/esp/$svc.c" | sed 's/^{ "\(.*\)", SD_ESP_$/\1/' >"$TMP/words"
+	n=$((n + 1))
+	miss=""
+	while read -r w; do
+		grep -qF "\`$w\`" docs/events.md || miss="$miss $w"
+	done <"$TMP/words"
+	if [ -s "$TMP/words" ] && [ -z "$miss" ]; then echo "ok $n - docs/events.md names the $svc events of the code"
+	else echo "not ok $n - docs/events.md lacks $svc events:$miss"; fi
+done

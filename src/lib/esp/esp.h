@@ -79,6 +79,8 @@ json_t *sd_esp_get(json_t *o, const char *path);
 /* The text of a string value at path; numbers are written in c->a.
  * SD_NULLSTR when absent or of another type. */
 sd_str sd_esp_str(sd_esp_ev *e, json_t *o, const char *path);
+/* Does text hold lit (case ignored)? A service's own words naming a cause. */
+int sd_esp_mentions(sd_str text, const char *lit);
 /* Is the string at path equal to lit (case ignored)? */
 int sd_esp_is(json_t *o, const char *path, const char *lit);
 /* Does o have a member at path? */

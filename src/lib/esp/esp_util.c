@@ -56,6 +56,11 @@ int sd_esp_is(json_t *o, const char *path, const char *lit)
 	       sd_str_caseeq((sd_str){ json_string_value(v), json_string_length(v) }, lit);
 }
 
+int sd_esp_mentions(sd_str text, const char *lit)
+{
+	return text.n && sd_memcasemem(text.p, text.n, lit, strlen(lit)) != NULL;
+}
+
 int sd_esp_has(json_t *o, const char *path)
 {
 	return sd_esp_get(o, path) != NULL;
