@@ -539,6 +539,27 @@ static void test_failure_cache(void **state)
 	assert_string_equal(smtpdiag_scanner_rec(seen, 0)->reason, "userunknown");
 	assert_int_equal(scan(seen, lines[2]), 1);
 	assert_string_not_equal(smtpdiag_scanner_rec(seen, 0)->reason, "userunknown");
+	/* a reply too long for the key is decided afresh, each time as a fresh scanner decides it */
+	{
+		char longline[1400];
+		int len = snprintf(longline, sizeof(longline),
+				   "Mar  3 09:00:20 mx1 postfix/smtp[1]: QL: to=<a@example.org>, relay=mx.example.org[192.0.2.1]:25, "
+				   "delay=1, dsn=5.7.1, status=bounced (host mx.example.org[192.0.2.1] said: 550 5.7.1 %0900d "
+				   "(in reply to RCPT TO command))", 7);
+		assert_true(len > 900 && len < (int)sizeof(longline));
+		for (int round = 0; round < 2; round++) {
+			smtpdiag_scanner *fresh = utc_scanner();
+			a.len = b.len = 0;
+			assert_int_equal(scan(seen, longline), 1);
+			assert_int_equal(scan(fresh, longline), 1);
+			smtpdiag_logrec_json(smtpdiag_scanner_rec(seen, 0), &a);
+			smtpdiag_logrec_json(smtpdiag_scanner_rec(fresh, 0), &b);
+			smtpdiag_buf_append(&a, "", 1);
+			smtpdiag_buf_append(&b, "", 1);
+			assert_string_equal(a.data, b.data);
+			smtpdiag_scanner_free(fresh);
+		}
+	}
 	smtpdiag_buf_free(&a);
 	smtpdiag_buf_free(&b);
 	smtpdiag_scanner_free(seen);
