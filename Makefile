@@ -27,9 +27,10 @@ CPPFLAGS += -Iinclude -Isrc/lib -I$(BUILD)/gen
 # is read: on a fresh machine `deps` installs pkg-config and the libraries first.
 # nettle is linked (SHA-1 of decode's token, base64 of MIME bodies); hogweed (the webhook
 # signature checks of serve) is opened at run time (src/httpd/crypto.c).
-PKGS      = libhs libmicrohttpd zlib jansson sqlite3 libpq nettle hogweed
+PKGS      = libhs libmicrohttpd zlib jansson sqlite3 libpq nettle hogweed libcurl
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $$(PKGS) 2>/dev/null))$(PKG_CFLAGS)
-# libpq too is opened at run time, by the first postgresql:// store (src/lib/store/pq_load.c).
+# libpq too is opened at run time, by the first postgresql:// store (src/lib/store/pq_load.c),
+# and libcurl by the first bounce mailbox read or webhook posted (src/cli/curl_load.c).
 PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs libhs zlib jansson sqlite3 nettle 2>/dev/null || \
                 echo -lhs -lz -ljansson -lsqlite3 -lnettle) -ldl -lpthread)$(PKG_LIBS)
 LDLIBS    = $(PKG_LIBS) -lstdc++ -lm
@@ -118,7 +119,7 @@ $(BUILD)/gen/sd_sonames.h: tools/sonames.sh
 	CC="$(CC)" sh tools/sonames.sh $@
 
 $(BUILD)/src/lib/store/pq_load.o $(BUILD)/src/lib/store/pg.o $(BUILD)/src/httpd/mhd_load.o \
-  $(BUILD)/src/httpd/crypto.o: $(BUILD)/gen/sd_sonames.h
+  $(BUILD)/src/httpd/crypto.o $(BUILD)/src/cli/curl_load.o: $(BUILD)/gen/sd_sonames.h
 
 $(LIB_OBJ): $(BUILD)/gen/kb_data.c $(BUILD)/gen/rules_db.c $(BUILD)/gen/taxonomy.c $(BUILD)/gen/vendor_db.c
 

@@ -78,7 +78,7 @@ run_serve() {
 # each SONAME the binary opens is on the root, and its package is a declared dependency
 run_dlopen() {
 	for so in $(in_root sh -c 'strings /usr/bin/smtpdiag 2>/dev/null || grep -ao "lib[a-z0-9]*\.so\.[0-9.]*" /usr/bin/smtpdiag' |
-		grep -E '^lib(microhttpd|hogweed|pq)\.so\.[0-9]+$' | sort -u); do
+		grep -E '^lib(microhttpd|hogweed|pq|curl)\.so\.[0-9]+$' | sort -u); do
 		pkg=$(in_root dpkg -S "*/$so" 2>/dev/null | head -n 1 | cut -d: -f1) ||
 			{ say "$so is not installed"; return 1; }
 		[ -n "$pkg" ] || { say "$so is not installed"; return 1; }
@@ -87,7 +87,7 @@ run_dlopen() {
 		say "ok: $so from $pkg, declared by smtpdiag"
 		found=$((${found:-0} + 1))
 	done
-	[ "${found:-0}" -eq 3 ] || { say "the binary names ${found:-0} of 3 run-time libraries"; return 1; }
+	[ "${found:-0}" -eq 4 ] || { say "the binary names ${found:-0} of 4 run-time libraries"; return 1; }
 }
 
 say "suite $SUITE from $MIRROR, packages from $DEBS, root in $ROOT"

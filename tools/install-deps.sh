@@ -8,7 +8,7 @@ set -e
 # One package a line, each with a comment saying why (what follows # is dropped); a new
 # package goes on its own line in the tier that needs it.
 # The build tier: every library's -dev package is needed at build time, also for the
-# libraries opened at run time (libmicrohttpd, libpq, hogweed): their headers are compiled
+# libraries opened at run time (libmicrohttpd, libpq, hogweed, libcurl): their headers are compiled
 # against, and tools/sonames.sh reads their SONAMEs from the -dev package's lib*.so link.
 PKGS_BUILD=$(sed 's/#.*//' <<'END'
 build-essential     # cc, make, binutils (objdump, also for tests/cli/install.sh)
@@ -20,6 +20,7 @@ libjansson-dev      # JSON input and output
 libsqlite3-dev      # the SQLite store
 libpq-dev           # the PostgreSQL store (opened at run time)
 nettle-dev          # SHA-1 and base64 (linked); hogweed: serve's webhook signatures (opened at run time)
+libcurl4-openssl-dev # bounce mailboxes (IMAP, POP3) and webhooks out (opened at run time)
 END
 )
 # The test tier: what `make check` needs on top (tests/browser/run.sh installs Chromium and

@@ -21,8 +21,8 @@ if grep -q '^libsmtpdiag.so.0 libsmtpdiag0 ' debian/libsmtpdiag0.symbols; then o
 if command -v dpkg-shlibdeps >/dev/null 2>&1; then
 	s() { sed -n "s/^#define $1 \"\(.*\)\"$/\1/p" "$B/gen/sd_sonames.h"; }
 	expect_exit 0 "dlopen-deps.sh runs" -- sh debian/dlopen-deps.sh "$TMP/subst" "${CC:-cc}" \
-		Depends "$(s SD_MHD_SONAME)" "$(s SD_HOGWEED_SONAME)" -- Recommends "$(s SD_PQ_SONAME)"
-	for p in "Depends=.*libmicrohttpd" "Depends=.*libhogweed" "Recommends=.*libpq"; do
+		Depends "$(s SD_MHD_SONAME)" "$(s SD_HOGWEED_SONAME)" -- Recommends "$(s SD_PQ_SONAME)" "$(s SD_CURL_SONAME)"
+	for p in "Depends=.*libmicrohttpd" "Depends=.*libhogweed" "Recommends=.*libpq" "Recommends=.*libcurl"; do
 		if grep -q "^dlopen:$p" "$TMP/subst" 2>/dev/null; then ok "dlopen:$p"; else notok "no dlopen:$p in $(cat "$TMP/subst" 2>/dev/null)"; fi
 	done
 	if grep -q 'libc6' "$TMP/subst"; then notok "libc6 is left out"; else ok "libc6 is left out"; fi

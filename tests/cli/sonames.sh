@@ -1,5 +1,6 @@
 #!/bin/sh
-# The libraries smtpdiag opens at run time (libmicrohttpd, libhogweed, libpq)
+# The libraries smtpdiag opens at run time (libmicrohttpd, libhogweed, libpq,
+# libcurl)
 # are named by their SONAMEs as the build read them (tools/sonames.sh), never
 # by a name written in the source: the header the build made holds the
 # installed libraries' SONAMEs, the binary carries exactly those, and the
@@ -21,7 +22,7 @@ if ! command -v objdump >/dev/null 2>&1; then
 	echo "ok 1 - # SKIP objdump missing (package binutils)"
 	exit 0
 fi
-for pair in microhttpd:SD_MHD_SONAME hogweed:SD_HOGWEED_SONAME pq:SD_PQ_SONAME; do
+for pair in microhttpd:SD_MHD_SONAME hogweed:SD_HOGWEED_SONAME pq:SD_PQ_SONAME curl:SD_CURL_SONAME; do
 	lib=${pair%%:*} macro=${pair#*:}
 	want=$(installed "$lib")
 	got=$(sed -n "s/^#define $macro \"\(.*\)\"$/\1/p" "$HDR")
