@@ -20,11 +20,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static unsigned hash(const char *s)
 {
-	unsigned h = 2166136261u; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h % HTTPD_CACHE_SLOTS;
+	return (unsigned)(httpd_fnv1a(s, strlen(s)) % HTTPD_CACHE_SLOTS);
 }
 
 int cache_reply(hreq *r, const char *key)

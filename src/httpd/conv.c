@@ -21,11 +21,7 @@
 
 static void etag_of(char *out, size_t cap, const char *p, size_t n)
 {
-	uint64_t h = 14695981039346656037ull; /* FNV-1a 64 */
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-	snprintf(out, cap, "\"%016llx\"", (unsigned long long)h);
+	snprintf(out, cap, "\"%016llx\"", (unsigned long long)httpd_fnv1a(p, n));
 }
 
 static int compressible(const char *ctype)

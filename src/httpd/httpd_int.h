@@ -360,4 +360,16 @@ void listen_warn(int fd, const char *where, const char *user);
 /* Become user (groups, gid, uid) and check root cannot come back; 0 or -1. */
 int listen_drop(const char *user, char *err, size_t errlen);
 
+/* FNV-1a, 64 bits (the library's core/util.h has its own; a front end
+ * includes only the public header): for the ETag and the page cache. */
+static inline uint64_t httpd_fnv1a(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+	return h;
+}
+
 #endif

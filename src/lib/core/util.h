@@ -115,6 +115,18 @@ sd_str sd_trim(sd_str s);
 /* Parse an unsigned decimal of at most maxdigits digits; returns digits consumed or 0. */
 size_t sd_parse_uint(const char *p, size_t n, size_t maxdigits, unsigned long *out);
 /* Copy at most cap-1 bytes and NUL-terminate; returns bytes copied. */
+/* FNV-1a, 64 bits: h is SD_FNV1A_BASIS for a new hash, or an earlier
+ * result to go on with more bytes. One definition for every table and key. */
+#define SD_FNV1A_BASIS UINT64_C(0xcbf29ce484222325)
+#define SD_FNV1A_PRIME UINT64_C(0x100000001b3)
+static inline uint64_t sd_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * SD_FNV1A_PRIME;
+	return h;
+}
 size_t sd_strlcpy(char *dst, const char *src, size_t n, size_t cap);
 
 #endif

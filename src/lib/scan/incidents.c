@@ -93,14 +93,12 @@ struct smtpdiag_incidents {
 
 static uint64_t hash_bytes(uint64_t h, const char *s)
 {
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
+	return sd_fnv1a(h, s, strlen(s));
 }
 
 static uint64_t hash(const char *s)
 {
-	return hash_bytes(1469598103934665603ull, s);
+	return hash_bytes(SD_FNV1A_BASIS, s);
 }
 
 static int full(size_t n, size_t cap)

@@ -105,11 +105,9 @@ struct smtpdiag_joiner {
 
 static uint32_t hash_of(const char *p, size_t n)
 {
-	uint32_t h = 2166136261u;
+	uint64_t h = sd_fnv1a(SD_FNV1A_BASIS, p, n);
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 16777619u;
-	return h;
+	return (uint32_t)(h ^ (h >> 32));
 }
 
 static int isid(int c)

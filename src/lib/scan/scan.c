@@ -423,14 +423,6 @@ static size_t verdict_key(smtpdiag_scanner *s, const sd_lograw *r, const rec_wor
 	return n;
 }
 
-static uint64_t vkey_hash(const char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-	return h;
-}
 
 static void verdict(smtpdiag_scanner *s, const sd_lograw *r, rec_work *w, smtpdiag_logrec *o)
 {
@@ -448,7 +440,7 @@ static void verdict(smtpdiag_scanner *s, const sd_lograw *r, rec_work *w, smtpdi
 		return;
 	}
 	if (r->action != SD_ACT_SENT && !s->user && (kn = verdict_key(s, r, w, o)) > 0) {
-		uint64_t h = vkey_hash(s->vkey, kn);
+		uint64_t h = sd_fnv1a(SD_FNV1A_BASIS, s->vkey, kn);
 		k = (size_t)(h % SD_SCAN_VCACHE);
 		if (s->vc[k].len == kn && s->vc[k].h == h && !memcmp(s->vc[k].key, s->vkey, kn)) {
 			sd_verdict_to_logrec(&s->arena, &s->vc[k].v, o);

@@ -9,9 +9,8 @@
 #include "store/store.h"
 #include "core/util.h"
 
-#define ST_KEY_SEED1 UINT64_C(0xcbf29ce484222325) /* FNV-1a offset basis */
+#define ST_KEY_SEED1 SD_FNV1A_BASIS
 #define ST_KEY_SEED2 UINT64_C(0x84222325cbf29ce4)
-#define ST_FNV_PRIME UINT64_C(0x100000001b3)
 #define ST_TOKEN_MAX 128 /* a longer token, or one not in [0-9a-z], is hashed */
 
 const char *st_kind_name(char kind)
@@ -48,14 +47,6 @@ static char kind_of(const st_rec *r)
 	return ST_OTHER;
 }
 
-static uint64_t fnv(uint64_t h, const char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)p[i];
-		h *= ST_FNV_PRIME;
-	}
-	return h;
-}
 
 static uint64_t key_hash(uint64_t h, const st_rec *r, const char *token)
 {
@@ -63,11 +54,11 @@ static uint64_t key_hash(uint64_t h, const st_rec *r, const char *token)
 	int n = snprintf(ts, sizeof(ts), "%lld", (long long)r->ts);
 
 	if (token[0])
-		return fnv(h, token, strlen(token) + 1);
-	h = fnv(h, r->addresser, strlen(r->addresser) + 1);
-	h = fnv(h, r->recipient, strlen(r->recipient) + 1);
-	h = fnv(h, ts, (size_t)n + 1);
-	return fnv(h, r->status, strlen(r->status) + 1);
+		return sd_fnv1a(h, token, strlen(token) + 1);
+	h = sd_fnv1a(h, r->addresser, strlen(r->addresser) + 1);
+	h = sd_fnv1a(h, r->recipient, strlen(r->recipient) + 1);
+	h = sd_fnv1a(h, ts, (size_t)n + 1);
+	return sd_fnv1a(h, r->status, strlen(r->status) + 1);
 }
 
 /* "t" + the token when it is plain [0-9a-z], else "k" + 32 hex digits of a hash */
