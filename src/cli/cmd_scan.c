@@ -855,6 +855,7 @@ static int follow_serving(const scan_opts *o, worker *w, char **paths, int n, in
 	httpd_config_init(&c);
 	c.listen = o->metrics_listen;
 	c.metrics_only = 1;
+	c.prog = "scan";
 	c.access_log = 0;
 	c.threads = 1;
 	c.side_start = scan_live_start;

@@ -38,6 +38,7 @@ typedef struct httpd_config {
 	unsigned request_timeout; /* seconds from the first byte of a request to its last */
 	unsigned threads;
 	const char *user;    /* drop root for this user after binding; NULL: stay */
+	const char *prog;    /* the command its messages name ("serve", "scan"): "smtpdiag: PROG: ..." */
 	int access_log;      /* one line per request on stderr */
 	int access_log_format; /* HTTPD_LOG_*: how that line is written */
 	const smtpdiag_rules *rules; /* user rules for every verdict, NULL when none;

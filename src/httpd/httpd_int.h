@@ -356,7 +356,9 @@ void listen_notify(const char *msg);
 /* Is the socket bound to a loopback address (127.0.0.0/8, ::1, ::ffff:127.x)? */
 int listen_is_loopback(int fd);
 /* Warn on stderr about what an operator should know: beyond loopback, root. */
-void listen_warn(int fd, const char *where, const char *user);
+/* can_drop: the command has --user (serve), so the root warning names it */
+void listen_warn(int fd, const char *where, const char *user, int can_drop);
+extern const char *httpd_prog; /* "serve", or httpd_config.prog of the running server */
 /* Become user (groups, gid, uid) and check root cannot come back; 0 or -1. */
 int listen_drop(const char *user, char *err, size_t errlen);
 

@@ -132,14 +132,16 @@ static int listen_is_unix(int fd)
 	return getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 && ss.ss_family == AF_UNIX;
 }
 
-void listen_warn(int fd, const char *where, const char *user)
+void listen_warn(int fd, const char *where, const char *user, int can_drop)
 {
 	if (!listen_is_loopback(fd) && !listen_is_unix(fd))
-		fprintf(stderr, "smtpdiag: serve: warning: listening on %s, beyond loopback: anyone who can "
-			"reach it can use it; prefer a reverse proxy in front, and --max-conn-per-ip\n", where);
+		fprintf(stderr, "smtpdiag: %s: warning: listening on %s, beyond loopback: anyone who can "
+			"reach it can use it; prefer a reverse proxy in front%s\n", httpd_prog, where,
+			can_drop ? ", and --max-conn-per-ip" : "");
 	if (geteuid() == 0 && !user)
-		fprintf(stderr, "smtpdiag: serve: warning: running as root; give --user NAME to drop "
-			"root after binding\n");
+		fprintf(stderr, can_drop ? "smtpdiag: %s: warning: running as root; give --user NAME to drop "
+			"root after binding\n" : "smtpdiag: %s: warning: running as root; a user that can "
+			"read the logs (group adm) is enough\n", httpd_prog);
 }
 
 unsigned long listen_fd_limit(void)
@@ -276,6 +278,6 @@ void listen_notify(const char *msg)
 		return;
 	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&un,
 		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
-		fprintf(stderr, "smtpdiag: serve: warning: NOTIFY_SOCKET: %s\n", strerror(errno));
+		fprintf(stderr, "smtpdiag: %s: warning: NOTIFY_SOCKET: %s\n", httpd_prog, strerror(errno));
 	close(fd);
 }

@@ -29,9 +29,13 @@
 
 static const char csp[] = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
+/* The command the server's messages name (httpd_config.prog). */
+const char *httpd_prog = "serve";
+
 void httpd_config_init(httpd_config *c)
 {
 	c->listen = HTTPD_LISTEN;
+	c->prog = "serve";
 	c->max_body = HTTPD_MAX_BODY;
 	c->max_header = HTTPD_MAX_HEADER;
 	c->max_conn = HTTPD_MAX_CONN;
@@ -668,7 +672,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 		return; /* a client gone, or cut at its deadline: the access log says which */
 	while (n > 0 && (size_t)n < sizeof(msg) && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = '\0';
-	fprintf(stderr, "smtpdiag: serve: %s\n", msg);
+	fprintf(stderr, "smtpdiag: %s: %s\n", httpd_prog, msg);
 }
 
 /* ---- start and stop ---- */
@@ -721,7 +725,7 @@ static void stop_daemon(struct MHD_Daemon *d, const sigset_t *sigs)
 			break;
 	}
 	if ((left = jobs_close()) > 0) {
-		fprintf(stderr, "smtpdiag: serve: %u request%s still running after the drain: exiting anyway\n",
+		fprintf(stderr, "smtpdiag: %s: %u request%s still running after the drain: exiting anyway\n", httpd_prog,
 			left, left == 1 ? "" : "s");
 		return;
 	}
@@ -739,8 +743,8 @@ static unsigned conn_limit(unsigned want)
 
 	if (want <= room)
 		return want;
-	fprintf(stderr, "smtpdiag: serve: warning: %lu open files at most (ulimit -n): %lu connections, "
-		"not %u\n", files, room, want);
+	fprintf(stderr, "smtpdiag: %s: warning: %lu open files at most (ulimit -n): %lu connections, "
+		"not %u\n", httpd_prog, files, room, want);
 	return (unsigned)room;
 }
 
@@ -759,7 +763,7 @@ static struct MHD_Daemon *start_all(httpd_config *c, char *err, size_t errlen)
 	fd = listen_passed(err, errlen, where, sizeof(where)); /* a passed socket wins over --listen */
 	if (fd == -1 || (fd == -2 && (fd = listen_open(c->listen, err, errlen, where, sizeof(where))) < 0))
 		return NULL;
-	listen_warn(fd, where, c->user);
+	listen_warn(fd, where, c->user, !c->metrics_only);
 	if (origin_start(c, fd, err, errlen) < 0) {
 		close(fd);
 		return NULL;
@@ -778,7 +782,7 @@ static struct MHD_Daemon *start_all(httpd_config *c, char *err, size_t errlen)
 		close(fd);
 		return NULL;
 	}
-	fprintf(stderr, "smtpdiag: serve: listening on http://%s/ (%u threads, pid %ld%s%s)\n", where,
+	fprintf(stderr, "smtpdiag: %s: listening on http://%s/ (%u threads, pid %ld%s%s)\n", httpd_prog, where,
 		c->threads, (long)getpid(), c->user ? ", user " : "", c->user ? c->user : "");
 	{
 		char st[sizeof(where) + 32];
@@ -795,6 +799,8 @@ int httpd_run(const httpd_config *conf, char *err, size_t errlen)
 	sigset_t sigs;
 	int sig = 0;
 
+	if (c.prog)
+		httpd_prog = c.prog;
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
@@ -820,12 +826,12 @@ int httpd_run(const httpd_config *conf, char *err, size_t errlen)
 	}
 	while (sigwait(&sigs, &sig) != 0)
 		;
-	fprintf(stderr, "smtpdiag: serve: %s: stopping\n", sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM");
+	fprintf(stderr, "smtpdiag: %s: %s: stopping\n", httpd_prog, sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM");
 	listen_notify("STOPPING=1\nSTATUS=stopping");
 	stop_daemon(d, &sigs);
 	guard_stop();
 	if (c.side_stop)
 		c.side_stop(c.side_ctx);
-	fprintf(stderr, "smtpdiag: serve: stopped\n");
+	fprintf(stderr, "smtpdiag: %s: stopped\n", httpd_prog);
 	return 0;
 }

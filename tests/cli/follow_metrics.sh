@@ -75,6 +75,12 @@ spid=$!
 wait_port "$TMP/scan.err"
 SP=$PORT
 [ -n "$SP" ] || { echo "not ok 1 - scan --metrics-listen did not listen"; sed 's/^/#   /' "$TMP/scan.err"; exit 1; }
+# its messages are scan's own: no serve, no --user (which scan does not have)
+if grep -q '^smtpdiag: scan: listening on http://' "$TMP/scan.err" && ! grep -q 'serve:\|--user' "$TMP/scan.err"; then
+	n=$((n + 1)); echo "ok $n - scan --metrics-listen speaks as scan, without serve's --user"
+else
+	n=$((n + 1)); echo "not ok $n - scan --metrics-listen's messages: $(tr '\n' ' ' <"$TMP/scan.err")"
+fi
 scrape "$SP"
 is smtpdiag_follow_lines_read_total 0
 is smtpdiag_follow_files 1
