@@ -358,10 +358,48 @@ expect_rec mhb@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
 expect_rec mspam@mail.example.net "$FEED"
 expect_counts "MailerSend" "$E/mailersend/documented.jsonl" 18 3 15
 
+# KumoMTA's log hook and PowerMTA's accounting webhook: their record types
+# as scan reads their log files
+expect_exit 0 "KumoMTA: each documented record type" -- "$BIN" decode "$E/kumomta/documented.jsonl"
+expect_lines 6 "KumoMTA: a bounce, a transient failure, an expiration, an admin bounce, an OOB, a feedback report" out
+expect_rec k-bounce@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp":"kumomta"' \
+	'"esp_event":"Bounce/InvalidRecipient"' '"replycode":"550"' '"rhost":"mx\.mail\.example\.net"'
+expect_rec k-grey@mail.example.org "$DELAY" '"retry":true' '"replycode":"451"'
+expect_rec k-exp@mail.example.org '"reason":"expired"' '"retry":false'
+expect_rec k-admin@mail.example.org "$FAIL" '"reason":"rejected"'
+expect_rec k-oob@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
+expect_rec k-fbl@mail.example.net "$FEED" '"feedbacktype":"abuse"'
+expect_no_rec fbl@fbl.shop.example.com . "KumoMTA: a feedback report is the complainer's, not the report address's"
+expect_no_rec k-auto@mail.example.org . "KumoMTA: an auto-reply read back is no failure"
+expect_counts "KumoMTA" "$E/kumomta/documented.jsonl" 12 6 6
+expect_exit 0 "KumoMTA: a batch of records" -- "$BIN" decode "$E/kumomta/batch.json"
+expect_lines 2 "KumoMTA: both records of the batch" out
+expect_exit 0 "KumoMTA: --all-events" -- "$BIN" decode --all-events "$E/kumomta/documented.jsonl"
+expect_rec k-ok@mail.example.org '"reason":"delivered"'
+
+expect_exit 0 "PowerMTA: each documented record type" -- "$BIN" decode "$E/powermta/documented.json"
+expect_lines 8 "PowerMTA: bounces, an expiry, a transient, remote bounce and status, a feedback report" out
+expect_rec p-bad@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp":"powermta"' \
+	'"esp_event":"b/failed/bad-mailbox"' '"addresser":"bounce@shop.example.com"'
+expect_rec p-exp@mail.example.org '"reason":"expired"' '"retry":false'
+expect_rec p-grey@mail.example.org "$DELAY" '"retry":true' '"replycode":"451"'
+expect_rec p-rb@mail.example.net "$FAIL" '"reason":"userunknown"'
+expect_rec p-rs-delay@mail.example.org "$DELAY" '"retry":true'
+expect_rec p-rs-fail@mail.example.net "$FAIL" '"replycode":"550"'
+expect_rec p-fbl@mail.example.net "$FEED"
+expect_rec p-spam@mail.example.net "$FAIL" '"timestamp":1709554800'
+expect_no_rec p-recv@mail.example.org . "PowerMTA: a received record gives none"
+expect_counts "PowerMTA" "$E/powermta/documented.json" 12 8 4
+expect_exit 0 "PowerMTA: a form-encoded record" -- "$BIN" decode "$E/powermta/bounce.form"
+expect_rec p-form@mail.example.net "$FAIL" '"reason":"userunknown"' '"esp":"powermta"'
+expect_exit 0 "--esp powermta" -- "$BIN" decode --esp powermta "$E/powermta/documented.json"
+expect_lines 8 "--esp powermta: the same eight records" out
+
 # docs/events.md names every event type and status these readers' tables know
-for svc in mailjet mailtrap postal unisender sendgrid mandrill brevo resend mailersend; do
+for svc in mailjet mailtrap postal unisender sendgrid mandrill brevo resend mailersend kumomta mta/kumo mta/pmta; do
 	f=src/lib/esp/$svc.c
-	grep -o '{ "[^"]*", SD_ESP_' "$f" | sed 's/^{ "\([^"]*\)".*/\1/' >"$TMP/words"
+	case $svc in mta/*) f=src/lib/$svc.c ;; esac
+	grep -o '{ "[^"]*", \("[^"]*", \)\{0,1\}SD_\(ESP\|MTA\)_' "$f" | sed 's/^{ "\([^"]*\)".*/\1/' >"$TMP/words"
 	n=$((n + 1))
 	miss=""
 	while read -r w; do
