@@ -361,7 +361,7 @@ expect_counts "MailerSend" "$E/mailersend/documented.jsonl" 18 3 15
 # KumoMTA's log hook and PowerMTA's accounting webhook: their record types
 # as scan reads their log files
 expect_exit 0 "KumoMTA: each documented record type" -- "$BIN" decode "$E/kumomta/documented.jsonl"
-expect_lines 6 "KumoMTA: a bounce, a transient failure, an expiration, an admin bounce, an OOB, a feedback report" out
+expect_lines 7 "KumoMTA: two bounces, a transient failure, an expiration, an admin bounce, an OOB, a feedback report" out
 expect_rec k-bounce@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp":"kumomta"' \
 	'"esp_event":"Bounce/InvalidRecipient"' '"replycode":"550"' '"rhost":"mx\.mail\.example\.net"'
 expect_rec k-grey@mail.example.org "$DELAY" '"retry":true' '"replycode":"451"'
@@ -371,7 +371,8 @@ expect_rec k-oob@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
 expect_rec k-fbl@mail.example.net "$FEED" '"feedbacktype":"abuse"'
 expect_no_rec fbl@fbl.shop.example.com . "KumoMTA: a feedback report is the complainer's, not the report address's"
 expect_no_rec k-auto@mail.example.org . "KumoMTA: an auto-reply read back is no failure"
-expect_counts "KumoMTA" "$E/kumomta/documented.jsonl" 12 6 6
+expect_rec k-codes@mail.example.net "$FAIL" '"replycode":"550"' '"deliverystatus":"5\.1\.1"' '"reason":"userunknown"'
+expect_counts "KumoMTA" "$E/kumomta/documented.jsonl" 13 7 6
 expect_exit 0 "KumoMTA: a batch of records" -- "$BIN" decode "$E/kumomta/batch.json"
 expect_lines 2 "KumoMTA: both records of the batch" out
 expect_exit 0 "KumoMTA: --all-events" -- "$BIN" decode --all-events "$E/kumomta/documented.jsonl"

@@ -65,12 +65,13 @@ static sd_str reply_of(sd_esp_ev *e, json_t *resp)
 
 	if (!k)
 		return content;
-	if (!content.n || !(d = sd_arena_alloc(e->c->a, k + content.n + 1)))
-		return SD_NULLSTR; /* a code with no words: the codes are given apart */
+	if (!(d = sd_arena_alloc(e->c->a, k + content.n + 1)))
+		return content;
 	memcpy(d, head, k);
-	memcpy(d + k, content.p, content.n);
+	if (content.n)
+		memcpy(d + k, content.p, content.n);
 	d[k + content.n] = '\0';
-	return (sd_str){ d, k + content.n };
+	return sd_trim((sd_str){ d, k + content.n });
 }
 
 /* A feedback report's recipient: KumoMTA's decoded trace header, else the
@@ -133,8 +134,6 @@ static int kumomta_read(sd_esp_ev *e, json_t *o)
 		return sd_esp_add(e, &rec) ? 1 : 0;
 	}
 	rec.text = reply_of(e, resp);
-	if (!rec.text.n)
-		rec.code = sd_esp_str(e, resp, "code");
 	rec.rhost = sd_esp_str(e, o, "peer_address.name");
 	if (rec.hint < 0)
 		sd_esp_rec_hint(&rec, c);
