@@ -346,7 +346,8 @@ void smtpdiag_decode_answer_json(const char *results, size_t rlen, const char *e
 /* ---- ESP events ----
  * Webhook bodies of sending services (SES, SendGrid, Mailgun, Postmark,
  * SparkPost, Mandrill, Brevo, Mailjet, Postal, Resend, MailerSend, Mailtrap,
- * UniSender Go) as each posts them: one body, a JSON array of bodies or
+ * UniSender Go; and the MTAs KumoMTA and PowerMTA, whose webhooks post their
+ * log and accounting records) as each posts them: one body, a JSON array of bodies or
  * events, JSON Lines of bodies, or a form-encoded post. Each bounce, deferral,
  * complaint or rejection becomes one fact per recipient, decided by the same
  * verdict engine as a bounce email, with esp and esp_event set. */

@@ -33,7 +33,7 @@ static const cli_opt opts[] = {
 	[D_ESP] = { "esp", 0, CLI_VALUE, "NAME",
 		    "read every input as webhook events of this sending service (ses, sendgrid, mailgun, "
 		    "postmark, sparkpost, mandrill, brevo, mailjet, postal, resend, mailersend, mailtrap, "
-		    "unisender); without it, JSON and form-encoded inputs are read as events and each "
+		    "unisender; the MTAs' webhooks kumomta, powermta); without it, JSON and form-encoded inputs are read as events and each "
 		    "event's service is recognised from its content" },
 	[D_ALL_EVENTS] = { "all-events", 0, CLI_FLAG, NULL,
 			   "ESP events: also report deliveries, opens and clicks, not only bounces, deferrals, "

@@ -290,9 +290,117 @@ expect_exit 0 "--taxonomy postmark on a full mail system" -- "$BIN" decode --tax
 expect_out '"taxonomy":\{"postmark":"SoftBounce/4096"\}' "a full mail system is a SoftBounce in Postmark's words"
 expect_exit 2 "--taxonomy with an unknown name is a usage error" -- "$BIN" decode --taxonomy nope "$E/sendgrid/events.json"
 
+# SendGrid, Mandrill, Brevo, Resend and MailerSend as each documents its
+# event types: every one read or ignored by name
+expect_exit 0 "SendGrid: each documented event" -- "$BIN" decode "$E/sendgrid/documented.json"
+expect_lines 12 "SendGrid: seven drops, a deferral, three bounces, a spam report" out
+expect_rec drop-bounced@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"dropped"'
+expect_rec drop-unsub@mail.example.net "$FAIL" '"reason":"suppressed"'
+expect_rec drop-spam@mail.example.net "$FAIL" '"reason":"suppressed"'
+expect_rec drop-invalid@mail.example.net "$FAIL" '"reason":"syntaxerror"'
+expect_rec drop-content@mail.example.net "$FAIL" '"reason":"spamdetected"'
+expect_rec drop-smtpapi@mail.example.net "$FAIL" '"reason":"rejected"' '"advice":"fix-sender-config"'
+expect_rec drop-quota@mail.example.net "$FAIL" '"reason":"rejected"'
+expect_rec grey@mail.example.org "$DELAY" '"retry":true' '"replycode":"451"' '"esp_event":"deferred"'
+expect_rec hard@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp_event":"bounce/bounce/Invalid Address"'
+expect_rec blockedip@mail.example.net "$FAIL" "$SOFT" '"reason":"blocked"' '"esp_event":"bounce/blocked/Reputation"'
+expect_rec notext@mail.example.net "$FAIL" '"reason":"userunknown"'
+expect_rec angry2@mail.example.net "$FEED"
+expect_no_rec proc@mail.example.net . "SendGrid: processed gives no record"
+expect_counts "SendGrid" "$E/sendgrid/documented.json" 20 12 8
+expect_exit 0 "SendGrid: --all-events" -- "$BIN" decode --all-events "$E/sendgrid/documented.json"
+expect_lines 15 "SendGrid: delivered, open and click too, never the unsubscribes or the account" out
+
+expect_exit 0 "Mandrill: each documented event, message and sync" -- "$BIN" decode "$E/mandrill/documented.json"
+expect_lines 7 "Mandrill: a deferral, two bounces, spam, a reject, two blacklist adds" out
+expect_rec later@mail.example.org "$DELAY" '"retry":true' '"replycode":"451"'
+expect_rec bad@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
+expect_rec full@mail.example.org "$FAIL" "$SOFT" '"reason":"mailboxfull"'
+expect_rec angry@mail.example.net "$FEED"
+expect_rec listed@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"reject"'
+expect_rec blk-hard@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"blacklist/add/hard-bounce"'
+expect_rec blk-spam@mail.example.net "$FEED" '"esp_event":"blacklist/add/spam"'
+expect_no_rec blk-unsub@mail.example.org . "Mandrill: a blacklist add for an unsubscribe is no failure"
+expect_no_rec blk-gone@mail.example.net . "Mandrill: a blacklist remove gives no record"
+expect_counts "Mandrill" "$E/mandrill/documented.json" 15 7 8
+
+expect_exit 0 "Brevo: each documented event, transactional and marketing" -- "$BIN" decode "$E/brevo/documented.jsonl"
+expect_lines 8 "Brevo: two bounces, blocked, spam, invalid, deferred, error, a campaign bounce" out
+expect_rec hb@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
+expect_rec sb@mail.example.org "$FAIL" "$SOFT" '"reason":"mailboxfull"'
+expect_rec blk@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"blocked"'
+expect_rec sp@mail.example.net "$FEED"
+expect_rec inv@mail.example.net "$FAIL" '"reason":"userunknown"'
+expect_rec def@mail.example.org "$DELAY" '"retry":true' '"replycode":"421"'
+expect_rec err@mail.example.net "$FAIL" '"reason":"rejected"'
+expect_rec mk-hb@mail.example.net "$FAIL" '"esp_event":"hard_bounce"'
+expect_counts "Brevo" "$E/brevo/documented.jsonl" 18 8 10
+expect_exit 0 "Brevo: --all-events" -- "$BIN" decode --all-events "$E/brevo/documented.jsonl"
+expect_lines 14 "Brevo: delivered, opens, proxy opens and clicks too" out
+
+expect_exit 0 "Resend: each documented event" -- "$BIN" decode "$E/resend/documented.jsonl"
+expect_lines 9 "Resend: a delay, a complaint, four bounces, a failure, two suppressions" out
+expect_rec delay@mail.example.org "$DELAY" '"retry":true'
+expect_rec cmp@mail.example.net "$FEED"
+expect_rec perm@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
+expect_rec trans@mail.example.org "$FAIL" "$SOFT" '"reason":"mailboxfull"' '"esp_event":"email.bounced/Transient/MailboxFull"'
+expect_rec und@mail.example.net "$FAIL" '"esp_event":"email.bounced/Undetermined/Undetermined"'
+expect_rec supp@mail.example.net "$FAIL" '"reason":"suppressed"'
+expect_rec failed@mail.example.net "$FAIL" '"reason":"rejected"' '"esp_event":"email.failed"'
+expect_rec sup-bounce@mail.example.net "$FAIL" '"reason":"suppressed"' '"esp_event":"suppression.added/bounce"'
+expect_rec sup-cmp@mail.example.net "$FEED"
+expect_counts "Resend" "$E/resend/documented.jsonl" 22 9 13
+
+expect_exit 0 "MailerSend: each documented event" -- "$BIN" decode "$E/mailersend/documented.jsonl"
+expect_lines 3 "MailerSend: two bounces and a complaint" out
+expect_rec msb@mail.example.org "$FAIL" "$SOFT" '"reason":"mailboxfull"'
+expect_rec mhb@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
+expect_rec mspam@mail.example.net "$FEED"
+expect_counts "MailerSend" "$E/mailersend/documented.jsonl" 18 3 15
+
+# KumoMTA's log hook and PowerMTA's accounting webhook: their record types
+# as scan reads their log files
+expect_exit 0 "KumoMTA: each documented record type" -- "$BIN" decode "$E/kumomta/documented.jsonl"
+expect_lines 7 "KumoMTA: two bounces, a transient failure, an expiration, an admin bounce, an OOB, a feedback report" out
+expect_rec k-bounce@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp":"kumomta"' \
+	'"esp_event":"Bounce/InvalidRecipient"' '"replycode":"550"' '"rhost":"mx\.mail\.example\.net"'
+expect_rec k-grey@mail.example.org "$DELAY" '"retry":true' '"replycode":"451"'
+expect_rec k-exp@mail.example.org '"reason":"expired"' '"retry":false'
+expect_rec k-admin@mail.example.org "$FAIL" '"reason":"rejected"'
+expect_rec k-oob@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"'
+expect_rec k-fbl@mail.example.net "$FEED" '"feedbacktype":"abuse"'
+expect_no_rec fbl@fbl.shop.example.com . "KumoMTA: a feedback report is the complainer's, not the report address's"
+expect_no_rec k-auto@mail.example.org . "KumoMTA: an auto-reply read back is no failure"
+expect_rec k-codes@mail.example.net "$FAIL" '"replycode":"550"' '"deliverystatus":"5\.1\.1"' '"reason":"userunknown"'
+expect_counts "KumoMTA" "$E/kumomta/documented.jsonl" 13 7 6
+expect_exit 0 "KumoMTA: a batch of records" -- "$BIN" decode "$E/kumomta/batch.json"
+expect_lines 2 "KumoMTA: both records of the batch" out
+expect_exit 0 "KumoMTA: --all-events" -- "$BIN" decode --all-events "$E/kumomta/documented.jsonl"
+expect_rec k-ok@mail.example.org '"reason":"delivered"'
+
+expect_exit 0 "PowerMTA: each documented record type" -- "$BIN" decode "$E/powermta/documented.json"
+expect_lines 8 "PowerMTA: bounces, an expiry, a transient, remote bounce and status, a feedback report" out
+expect_rec p-bad@mail.example.net "$FAIL" "$HARD" '"reason":"userunknown"' '"esp":"powermta"' \
+	'"esp_event":"b/failed/bad-mailbox"' '"addresser":"bounce@shop.example.com"'
+expect_rec p-exp@mail.example.org '"reason":"expired"' '"retry":false'
+expect_rec p-grey@mail.example.org "$DELAY" '"retry":true' '"replycode":"451"'
+expect_rec p-rb@mail.example.net "$FAIL" '"reason":"userunknown"'
+expect_rec p-rs-delay@mail.example.org "$DELAY" '"retry":true'
+expect_rec p-rs-fail@mail.example.net "$FAIL" '"replycode":"550"'
+expect_rec p-fbl@mail.example.net "$FEED"
+expect_rec p-spam@mail.example.net "$FAIL" '"timestamp":1709554800'
+expect_no_rec p-recv@mail.example.org . "PowerMTA: a received record gives none"
+expect_counts "PowerMTA" "$E/powermta/documented.json" 12 8 4
+expect_exit 0 "PowerMTA: a form-encoded record" -- "$BIN" decode "$E/powermta/bounce.form"
+expect_rec p-form@mail.example.net "$FAIL" '"reason":"userunknown"' '"esp":"powermta"'
+expect_exit 0 "--esp powermta" -- "$BIN" decode --esp powermta "$E/powermta/documented.json"
+expect_lines 8 "--esp powermta: the same eight records" out
+
 # docs/events.md names every event type and status these readers' tables know
-for svc in mailjet mailtrap postal unisender; do
-	grep -o '{ "[^"]*", SD_ESP_' "src/lib/esp/$svc.c" | sed 's/^{ "\(.*\)", SD_ESP_$/\1/' >"$TMP/words"
+for svc in mailjet mailtrap postal unisender sendgrid mandrill brevo resend mailersend kumomta mta/kumo mta/pmta; do
+	f=src/lib/esp/$svc.c
+	case $svc in mta/*) f=src/lib/$svc.c ;; esac
+	grep -o '{ "[^"]*", \("[^"]*", \)\{0,1\}SD_\(ESP\|MTA\)_' "$f" | sed 's/^{ "\([^"]*\)".*/\1/' >"$TMP/words"
 	n=$((n + 1))
 	miss=""
 	while read -r w; do

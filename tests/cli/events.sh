@@ -125,6 +125,12 @@ check $? "events: ?esp= of no service is 400"
 json "?esp=postmark" "$FIX/ses/complaint.json"
 status_is 200 && ! has '"esp":"ses"'
 check $? "events: ?esp= reads every event as that service's"
+json "?esp=kumomta" "$FIX/kumomta/batch.json"
+status_is 200 && has '"events":2,"decided":2' && has '"esp":"kumomta"' && has '"action":"delayed"'
+check $? "events: ?esp=kumomta reads a batch of KumoMTA's log records"
+json "?esp=powermta" "$FIX/powermta/documented.json"
+status_is 200 && has '"events":12,"decided":8,"ignored":4,"errors":0' && has '"esp_event":"rb/failed/bad-mailbox"'
+check $? "events: ?esp=powermta reads PowerMTA's accounting records"
 json "?taxonomy=ses,postmark" "$FIX/ses/sns-bounce-permanent.json"
 has '"taxonomy":\{"ses":"Permanent/[A-Za-z]+","postmark":"[A-Za-z]+/[0-9]+"\}\}'
 check $? "events: ?taxonomy= adds each record's categories"

@@ -32,6 +32,22 @@ static const struct {
 	/* a forced service: every event is its */
 	{ "{\"event-data\":{\"event\":\"failed\"}}", "postmark", { "postmark" } },
 	{ "event=bounced&recipient=a%40b.example&token=t&signature=s&timestamp=1", NULL, { "mailgun" } },
+	/* the MTAs' webhooks: told by a record type and fields no service posts */
+	{ "{\"type\":\"Bounce\",\"recipient\":\"a@b.example\",\"response\":{\"code\":550}}", NULL, { "kumomta" } },
+	{ "[{\"type\":\"b\",\"timeLogged\":\"1709551200\",\"rcpt\":\"a@b.example\",\"dsnStatus\":\"5.1.1\"}]", NULL,
+	  { "powermta" } },
+	/* a record of KumoMTA and one of PowerMTA in JSON Lines, neither taken for the other */
+	{ "{\"type\":\"Delivery\",\"recipient\":\"a@b.example\",\"response\":{}}\n"
+	  "{\"type\":\"delivery\",\"rcpt\":\"a@b.example\",\"timeLogged\":\"1\"}\n",
+	  NULL, { "kumomta", "powermta" } },
+	/* a SparkPost bounce names rcpt_to, not PowerMTA's rcpt */
+	{ "{\"type\":\"bounce\",\"rcpt_to\":\"a@b.example\",\"message_id\":\"m\"}", NULL, { "sparkpost" } },
+	/* the events of each service's account are its own, to be ignored by name */
+	{ "{\"event\":\"account_status_change\",\"sg_event_id\":\"x\",\"type\":\"compliance_suspend\"}", NULL,
+	  { "sendgrid" } },
+	{ "{\"type\":\"blacklist\",\"action\":\"add\",\"reject\":{\"email\":\"a@b.example\"}}", NULL, { "mandrill" } },
+	{ "{\"type\":\"contact.created\",\"created_at\":\"2024-03-04T12:00:00Z\",\"data\":{}}", NULL, { "resend" } },
+	{ "{\"type\":\"maintenance.start\",\"webhook_id\":\"w\",\"data\":{}}", NULL, { "mailersend" } },
 	{ "{\"hello\":1}", NULL, { NULL } },
 	{ "not json", NULL, { NULL } },
 	{ "{\"event-data\":{}}", "nosuch", { NULL } },

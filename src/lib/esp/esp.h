@@ -48,6 +48,7 @@ typedef struct sd_esp_rec {
 	int hint;        /* SD_R_* the service's category implies, -1 none */
 	int sure;        /* the hint stands even with a text (the service's own decision) */
 	int soft;        /* the service calls it temporary (soft bounce) */
+	int expired;     /* the MTA gave up after transient failures (action expired) */
 	sd_str feedback; /* a complaint's feedback type ("abuse", "fraud"), else "abuse" */
 	sd_str rhost;    /* the remote host the service tried, when it names it */
 } sd_esp_rec;
@@ -119,6 +120,11 @@ void sd_esp_rec_hint(sd_esp_rec *rec, const sd_esp_map *m);
 
 /* The reason an Amazon SES bounce or delay sub-type implies (also Resend's), -1 none. */
 int sd_esp_ses_subtype(sd_str st);
+
+/* The kind of an MTA's record of outcome out (SD_MTA_*, mta/mtarec.h), as
+ * the KumoMTA and PowerMTA readers share it: an expiry marks rec expired, an
+ * operator's bounce gives rec the hint rejected. */
+int sd_esp_mta_kind(int out, sd_esp_rec *rec);
 
 /* ---- form-encoded posts (esp_form.c) ---- */
 

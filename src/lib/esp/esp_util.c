@@ -1,6 +1,7 @@
 /* esp_util.c - what every ESP reader shares: values by path, times, records. */
 #include "esp/esp.h"
 #include "mime/datetime.h"
+#include "mta/mtarec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,7 +189,7 @@ sd_rcpt *sd_esp_add(sd_esp_ev *e, const sd_esp_rec *rec)
 	if (!r)
 		return NULL;
 	r->recipient = rec->rcpt;
-	r->action = action_of(e->kind);
+	r->action = rec->expired ? SD_STR("expired") : action_of(e->kind);
 	r->status = rec->status;
 	r->replycode = rec->code;
 	r->diagnostic = rec->text;
@@ -222,4 +223,23 @@ void sd_esp_rec_hint(sd_esp_rec *rec, const sd_esp_map *m)
 	rec->hint = m->hint;
 	rec->soft |= m->soft;
 	rec->sure = m->hint == SD_R_suppressed;
+}
+
+int sd_esp_mta_kind(int out, sd_esp_rec *rec)
+{
+	switch (out) {
+	case SD_MTA_BOUNCED: case SD_MTA_OOB: return SD_ESP_FAILURE;
+	case SD_MTA_DEFERRED: return SD_ESP_DEFERRAL;
+	case SD_MTA_SENT: return SD_ESP_DELIVERY;
+	case SD_MTA_FEEDBACK: return SD_ESP_COMPLAINT;
+	case SD_MTA_EXPIRED: /* what the MTA did outranks the last reply's words */
+		rec->expired = 1;
+		rec->soft = 1;
+		return SD_ESP_FAILURE;
+	case SD_MTA_ADMIN: /* the operator failed it: nothing of the recipient */
+		rec->hint = SD_R_rejected;
+		rec->sure = 1;
+		return SD_ESP_REJECT;
+	default: return SD_ESP_OTHER; /* received, rebound ...: no delivery attempt */
+	}
 }

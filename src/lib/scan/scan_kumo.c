@@ -9,22 +9,18 @@
  *
  * Delivery -> sent, TransientFailure -> deferred, Bounce, AdminBounce and OOB
  * (an out-of-band bounce read back) -> bounced, Expiration -> expired;
- * Reception, Feedback, Rejection and other types are no attempt. The reply is
- * put back together as "code c.s.d content" so that scan.c reads its code and
- * status as for any MTA. JSON is parsed with jansson after a nesting check, so
+ * Reception, Feedback, Rejection and the other documented types are no
+ * attempt (mta/kumo.c's table, which the KumoMTA webhook reader shares). The
+ * reply is put back together as "code c.s.d content" (its head by mta/kumo.c)
+ * so that scan.c reads its code and status as for any MTA. JSON is parsed with jansson after a nesting check, so
  * a hostile line costs no deep recursion. */
 #include "scan/scan_formats.h"
 
 #include <jansson.h>
 
-#define KUMO_MAX_DEPTH 16 /* KumoMTA's records nest 4 deep (meta, headers may hold objects) */
+#include "mta/mtarec.h"
 
-static const struct { const char *name; int act; } types[] = {
-	{ "Delivery", SD_ACT_SENT },    { "TransientFailure", SD_ACT_DEFERRED }, { "Bounce", SD_ACT_BOUNCED },
-	{ "AdminBounce", SD_ACT_BOUNCED }, { "OOB", SD_ACT_BOUNCED },            { "Expiration", SD_ACT_EXPIRED },
-	{ "Reception", 0 },             { "Feedback", 0 },                       { "Rejection", 0 },
-	{ "Any", 0 },                   { "DeferredInjection", 0 },
-};
+#define KUMO_MAX_DEPTH 16 /* KumoMTA's records nest 4 deep (meta, headers may hold objects) */
 
 /* Does the JSON text nest deeper than max (strings skipped)? */
 static int too_deep(const char *p, size_t n, int max)
@@ -78,31 +74,18 @@ static int time_of(json_t *v, sd_logtime *t)
 /* "550 5.1.1 content": the reply as the remote wrote it. */
 static sd_str reply_of(sd_xfmt *x, json_t *resp)
 {
-	json_t *code = json_object_get(resp, "code"), *ec = json_object_get(resp, "enhanced_code");
 	json_t *content = json_object_get(resp, "content");
 	size_t cn = json_is_string(content) ? json_string_length(content) : 0;
-	json_int_t c = json_is_integer(code) ? json_integer_value(code) : 0;
-	char head[64] = "";
+	char head[SD_KUMO_HEAD_MAX];
+	size_t k = sd_kumo_reply_head(resp, head);
 	char *d;
-	int k = 0;
 
-	if (c >= 200 && c <= 599)
-		k = snprintf(head, sizeof(head), "%d ", (int)c);
-	if (json_is_object(ec)) {
-		json_t *a = json_object_get(ec, "class"), *b = json_object_get(ec, "subject"),
-		       *e = json_object_get(ec, "detail");
-		if (json_is_integer(a) && json_is_integer(b) && json_is_integer(e) && json_integer_value(a) >= 2 &&
-		    json_integer_value(a) <= 5 && json_integer_value(b) >= 0 && json_integer_value(b) < 1000 &&
-		    json_integer_value(e) >= 0 && json_integer_value(e) < 1000)
-			k += snprintf(head + k, sizeof(head) - (size_t)k, "%d.%d.%d ", (int)json_integer_value(a),
-				      (int)json_integer_value(b), (int)json_integer_value(e));
-	}
-	if (!(d = sd_xf_alloc(x, (size_t)k + cn)))
+	if (!(d = sd_xf_alloc(x, k + cn)))
 		return SD_NULLSTR;
-	memcpy(d, head, (size_t)k);
+	memcpy(d, head, k);
 	if (cn)
 		memcpy(d + k, json_string_value(content), cn);
-	return sd_trim((sd_str){ d, (size_t)k + cn });
+	return sd_trim((sd_str){ d, k + cn });
 }
 
 /* "name[addr]" of peer_address, else the site. */
@@ -123,16 +106,20 @@ static sd_str relay_of(sd_xfmt *x, json_t *o)
 	return (sd_str){ d, name.n + addr.n + 2 };
 }
 
+/* The record's type as a scan action: 0 for no attempt, -1 for a type
+ * KumoMTA does not document (mta/kumo.c decides which is which). */
 static int type_of(json_t *t)
 {
-	const char *s = json_string_value(t);
-
-	if (!s)
+	if (!json_is_string(t))
 		return -1;
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (!strcmp(s, types[i].name))
-			return types[i].act;
-	return -1;
+	switch (sd_kumo_type((sd_str){ json_string_value(t), json_string_length(t) })) {
+	case SD_MTA_SENT: return SD_ACT_SENT;
+	case SD_MTA_DEFERRED: return SD_ACT_DEFERRED;
+	case SD_MTA_BOUNCED: case SD_MTA_ADMIN: case SD_MTA_OOB: return SD_ACT_BOUNCED;
+	case SD_MTA_EXPIRED: return SD_ACT_EXPIRED;
+	case SD_MTA_UNKNOWN: return -1;
+	default: return 0; /* a feedback report, a reception ...: no attempt */
+	}
 }
 
 static int records(sd_xfmt *x, sd_logline *l, json_t *o, int act)

@@ -17,73 +17,29 @@
  * address)". Times are "yyyy-mm-dd hh:mm:ss-zzzz" or Unix seconds. */
 #include "scan/scan_formats.h"
 
-enum { P_TYPE, P_TLOG, P_TQUEUED, P_ORIG, P_RCPT, P_ORCPT, P_ACTION, P_STATUS, P_DIAG, P_MTA, P_DSTIP,
-       P_ENVID, P_VMTA, P_NKEYS };
-
-static const char *const names[P_NKEYS] = {
-	[P_TYPE] = "type",
-	[P_TLOG] = "timeLogged",
-	[P_TQUEUED] = "timeQueued",
-	[P_ORIG] = "orig",
-	[P_RCPT] = "rcpt",
-	[P_ORCPT] = "orcpt",
-	[P_ACTION] = "dsnAction",
-	[P_STATUS] = "dsnStatus",
-	[P_DIAG] = "dsnDiag",
-	[P_MTA] = "dsnMta",
-	[P_DSTIP] = "dlvDestinationIp",
-	[P_ENVID] = "envId",
-	[P_VMTA] = "vmta",
-};
+#include "mta/mtarec.h"
 
 /* The default order: type,timeLogged,timeQueued,orig,rcpt,orcpt,dsnAction,
  * dsnStatus,dsnDiag,dsnMta,bounceCat,srcType,srcMta,dlvType,dlvSourceIp,
  * dlvDestinationIp,dlvEsmtpAvailable,dlvSize,vmta,jobId,envId,queue,vmtaPool */
-static const short default_col[P_NKEYS] = {
-	[P_TYPE] = 0, [P_TLOG] = 1, [P_TQUEUED] = 2, [P_ORIG] = 3, [P_RCPT] = 4, [P_ORCPT] = 5,
-	[P_ACTION] = 6, [P_STATUS] = 7, [P_DIAG] = 8, [P_MTA] = 9, [P_DSTIP] = 15, [P_VMTA] = 18,
-	[P_ENVID] = 20,
+static const short default_col[SD_PMTA_NKEYS] = {
+	[SD_PMTA_TYPE] = 0, [SD_PMTA_TLOG] = 1, [SD_PMTA_TQUEUED] = 2, [SD_PMTA_ORIG] = 3, [SD_PMTA_RCPT] = 4, [SD_PMTA_ORCPT] = 5,
+	[SD_PMTA_ACTION] = 6, [SD_PMTA_STATUS] = 7, [SD_PMTA_DIAG] = 8, [SD_PMTA_MTA] = 9, [SD_PMTA_DSTIP] = 15, [SD_PMTA_VMTA] = 18,
+	[SD_PMTA_ENVID] = 20,
 };
 
-/* The record type, short or long ("d" or "delivery"): an SD_ACT_*, 0 for a
- * record that is no attempt, -1 for a type this reader does not know. */
-static int type_of(sd_str t, sd_str action, int *queue_level)
+/* The record type as a scan action: 0 for a record that is no attempt, -1
+ * for a type PowerMTA does not document (mta/pmta.c decides which is which). */
+static int type_of(sd_str t, sd_str action, sd_str status, int *queue_level)
 {
-	static const struct { const char *s, *l; int act; } types[] = {
-		{ "d", "delivery", SD_ACT_SENT },       { "b", "bounce", SD_ACT_BOUNCED },
-		{ "t", "transient", SD_ACT_DEFERRED },  { "tq", "transient-queue", SD_ACT_DEFERRED },
-		{ "rb", "remote-bounce", SD_ACT_BOUNCED }, { "rs", "remote-status", -2 },
-		{ "r", "receipt", 0 },                  { "f", "feedback-loop", 0 },
-	};
-
-	*queue_level = 0;
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-		if (!sd_str_caseeq(t, types[i].s) && !sd_str_caseeq(t, types[i].l))
-			continue;
-		*queue_level = i == 3;
-		if (types[i].act != -2)
-			return types[i].act;
-		if (sd_str_casestarts(action, "deliver") || sd_str_casestarts(action, "relay"))
-			return SD_ACT_SENT;
-		if (sd_str_casestarts(action, "delay"))
-			return SD_ACT_DEFERRED;
-		return sd_str_casestarts(action, "fail") ? SD_ACT_BOUNCED : 0;
+	switch (sd_pmta_type(t, action, status, queue_level)) {
+	case SD_MTA_SENT: return SD_ACT_SENT;
+	case SD_MTA_DEFERRED: return SD_ACT_DEFERRED;
+	case SD_MTA_BOUNCED: case SD_MTA_OOB: case SD_MTA_ADMIN: return SD_ACT_BOUNCED;
+	case SD_MTA_EXPIRED: return SD_ACT_EXPIRED;
+	case SD_MTA_UNKNOWN: return -1;
+	default: return 0; /* received, a feedback loop report: no attempt */
 	}
-	return -1;
-}
-
-/* "smtp;550 5.1.1 ..." -> the reply; other diagnostic types give none. */
-static sd_str reply_of(sd_str diag)
-{
-	const char *semi = diag.n ? memchr(diag.p, ';', diag.n) : NULL;
-	sd_str r = semi ? sd_trim((sd_str){ semi + 1, (size_t)(diag.p + diag.n - semi - 1) }) : diag;
-
-	if (semi && !sd_str_caseeq((sd_str){ diag.p, (size_t)(semi - diag.p) }, "smtp"))
-		return SD_NULLSTR;
-	return r.n >= 3 && sd_isdigit((unsigned char)r.p[0]) && sd_isdigit((unsigned char)r.p[1]) &&
-			       sd_isdigit((unsigned char)r.p[2])
-		       ? r
-		       : SD_NULLSTR;
 }
 
 static int is_header(sd_str first)
@@ -95,7 +51,7 @@ int sd_scan_pmta(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine)
 {
 	sd_logtime tq;
 	sd_lograw *r;
-	sd_str diag, st;
+	sd_str diag;
 	int act, ql, rc;
 
 	if (!sd_isalpha((unsigned char)p[0]) || (x->kind != SD_XF_NONE && x->kind != SD_XF_PMTA))
@@ -104,45 +60,42 @@ int sd_scan_pmta(sd_xfmt *x, sd_logline *l, const char *p, size_t n, int *mine)
 		return rc < 0 && x->kind == SD_XF_PMTA ? (*mine = 1, rc) : 0;
 	if (is_header(x->f[0])) {
 		*mine = 1;
-		sd_csv_header(x, SD_XF_PMTA, names, P_NKEYS);
+		sd_csv_header(x, SD_XF_PMTA, sd_pmta_names, SD_PMTA_NKEYS);
 		return 0;
 	}
 	if (x->kind == SD_XF_NONE) {
-		if (type_of(sd_trim(x->f[0]), SD_NULLSTR, &ql) < 0 || x->nf < 5)
+		if (type_of(sd_trim(x->f[0]), SD_NULLSTR, SD_NULLSTR, &ql) < 0 || x->nf < 5)
 			return 0;
 		for (int k = 0; k < SD_XF_KEYS; k++)
-			x->col[k] = k < P_NKEYS ? default_col[k] : -1;
-		x->col[P_TYPE] = 0;
+			x->col[k] = k < SD_PMTA_NKEYS ? default_col[k] : -1;
+		x->col[SD_PMTA_TYPE] = 0;
 		x->kind = SD_XF_PMTA;
 	}
-	act = type_of(sd_xf_get(x, P_TYPE), sd_xf_get(x, P_ACTION), &ql);
+	act = type_of(sd_xf_get(x, SD_PMTA_TYPE), sd_xf_get(x, SD_PMTA_ACTION), sd_xf_get(x, SD_PMTA_STATUS), &ql);
 	*mine = 1; /* a header or the default order is in force */
 	if (act <= 0)
 		return 0;
 	sd_xf_envelope(l, "powermta", "pmta");
-	l->h.has_time = sd_xf_time(sd_xf_get(x, P_TLOG), &l->h.time);
+	l->h.has_time = sd_xf_time(sd_xf_get(x, SD_PMTA_TLOG), &l->h.time);
 	if (!(r = sd_scan_add(l)))
 		return SMTPDIAG_ELIMIT;
-	r->recipient = sd_sl_unangle(sd_xf_get(x, P_RCPT));
+	r->recipient = sd_sl_unangle(sd_xf_get(x, SD_PMTA_RCPT));
 	if (!r->recipient.n && !ql)
 		return SMTPDIAG_EPARSE;
-	r->orig = sd_xf_get(x, P_ORCPT);
+	r->orig = sd_xf_get(x, SD_PMTA_ORCPT);
 	if (sd_str_casestarts(r->orig, "rfc822;"))
 		r->orig = sd_trim(sd_sl_skip(r->orig, 7));
-	r->sender = sd_sl_unangle(sd_xf_get(x, P_ORIG));
-	r->queueid = sd_xf_get(x, P_ENVID);
-	r->relay = sd_xf_get(x, P_MTA);
+	r->sender = sd_sl_unangle(sd_xf_get(x, SD_PMTA_ORIG));
+	r->queueid = sd_xf_get(x, SD_PMTA_ENVID);
+	r->relay = sd_xf_get(x, SD_PMTA_MTA);
 	if (!r->relay.n)
-		r->relay = sd_xf_get(x, P_DSTIP);
-	st = sd_xf_get(x, P_STATUS);
-	r->dsn = sd_sl_until(st, ' ');
-	diag = sd_xf_get(x, P_DIAG);
+		r->relay = sd_xf_get(x, SD_PMTA_DSTIP);
+	r->dsn = sd_pmta_status(sd_xf_get(x, SD_PMTA_STATUS));
+	diag = sd_xf_get(x, SD_PMTA_DIAG);
 	r->text = diag;
-	r->reply = reply_of(diag);
-	if (act == SD_ACT_BOUNCED && r->dsn.n && r->dsn.p[0] == '4')
-		act = SD_ACT_EXPIRED;
+	r->reply = sd_pmta_reply(diag);
 	r->action = act;
-	if (l->h.has_time && sd_xf_time(sd_xf_get(x, P_TQUEUED), &tq)) {
+	if (l->h.has_time && sd_xf_time(sd_xf_get(x, SD_PMTA_TQUEUED), &tq)) {
 		int64_t a = sd_xf_epoch(&tq), b = sd_xf_epoch(&l->h.time);
 		if (a && b && b >= a)
 			r->delay = b - a;
