@@ -238,7 +238,7 @@ static int on_rate(void *ctx, const smtpdiag_complaint_rate *r)
 {
 	stat_ctx *c = ctx;
 	int fresh = strcmp(c->table, "complaint-rate") != 0;
-	char key[600], rate[32];
+	char key[1100], rate[32]; /* a domain (at most 1023 bytes in the store) and a day */
 
 	snprintf(key, sizeof(key), "%s%s%s", r->senderdomain[0] ? r->senderdomain : "(none)",
 		 r->day[0] ? " " : "", r->day);
@@ -251,7 +251,7 @@ static int on_rate(void *ctx, const smtpdiag_complaint_rate *r)
 		if (r->rate < 0)
 			snprintf(rate, sizeof(rate), "-");
 		else
-			snprintf(rate, sizeof(rate), "%.3f%%", r->rate * 100);
+			snprintf(rate, sizeof(rate), "%.4f%%", r->rate * 100);
 		printf("  %-40s %-10llu %-9llu %-8s %s\n", key, (unsigned long long)r->complaints,
 		       (unsigned long long)r->delivered, rate, r->level);
 		c->rows++;

@@ -47,6 +47,13 @@ deliveries() {
 		for (i = 0; i < 50; i++) d("n" i "@example.com", "news@example.org", t + 86400 + i)
 		c("k1@example.com", "shop@shop.example.com", t + 5)
 		c("k2@example.com", "news@quiet.example.net", t + 5)
+		# the edges: 1 in 1000 is at the ceiling, 3 in 1000 at the limit, 1 in 1001 under both
+		for (i = 0; i < 1000; i++) d("e" i "@example.com", "a@at-ceiling.example", t + i)
+		c("e1@example.com", "a@at-ceiling.example", t + 7)
+		for (i = 0; i < 1000; i++) d("f" i "@example.com", "a@at-limit.example", t + i)
+		for (i = 1; i <= 3; i++) c("f" i "@example.com", "a@at-limit.example", t + 7)
+		for (i = 0; i < 1001; i++) d("g" i "@example.com", "a@under.example", t + i)
+		c("g1@example.com", "a@under.example", t + 7)
 	}
 	function d(r, s, ts) {
 		printf "{\"recipient\":\"%s\",\"addresser\":\"%s\",\"reason\":\"delivered\",\"action\":\"delivered\",\"timestamp\":%d}\n", r, s, ts
@@ -69,7 +76,7 @@ store_checks() { # NAME STORE
 	expect_exit 0 "$1: store suppressed" -- "$BIN" store --store "$2" suppressed --format csv
 	n=$((n + 1))
 	got=$(cut -d, -f1,2 "$TMP/out" | sed 1d | tr '\n' ' ')
-	want="carol@example.net,complaint dave@example.com,complaint erin@example.net,complaint frank@example.com,complaint k1@example.com,complaint k2@example.com,complaint "
+	want="carol@example.net,complaint dave@example.com,complaint e1@example.com,complaint erin@example.net,complaint f1@example.com,complaint f2@example.com,complaint f3@example.com,complaint frank@example.com,complaint g1@example.com,complaint k1@example.com,complaint k2@example.com,complaint "
 	if [ "$got" = "$want" ]; then echo "ok $n - $1: the complaints suppress at once, nothing else does"; else
 		echo "not ok $n - $1: suppressed: $got"; fi
 	expect_exit 0 "$1: show a redacted recipient" -- "$BIN" store --store "$2" show redacted@example.net --format json
@@ -81,18 +88,21 @@ store_checks() { # NAME STORE
 	expect_out '"suppressed":false.*"kind":"sender"' "$1: auth-failure is the sender's, never suppresses"
 	expect_exit 0 "$1: store stats" -- "$BIN" store --store "$2" stats
 	cp "$TMP/out" "$TMP/stats-$1.txt"
-	expect_out '^  example\.org 2026-03-10 +5 +1500 +0\.333% +over-limit$' \
+	expect_out '^  example\.org 2026-03-10 +5 +1500 +0\.3333% +over-limit$' \
 		"$1: 5 complaints (2 of them redacted) in 1500 deliveries: over the 0.3% limit"
-	expect_out '^  news\.example\.org 2026-03-10 +1 +400 +0\.250% +over-ceiling$' \
+	expect_out '^  news\.example\.org 2026-03-10 +1 +400 +0\.2500% +over-ceiling$' \
 		"$1: 1 in 400: over the 0.1% ceiling"
-	expect_out '^  shop\.example\.com 2026-03-10 +1 +2000 +0\.050% +ok$' "$1: 1 in 2000: ok"
+	expect_out '^  shop\.example\.com 2026-03-10 +1 +2000 +0\.0500% +ok$' "$1: 1 in 2000: ok"
 	expect_out '^  quiet\.example\.net 2026-03-10 +1 +0 +- +unknown$' "$1: no delivery recorded: the rate is unknown"
+	expect_out '^  at-ceiling\.example 2026-03-10 +1 +1000 +0\.1000% +over-ceiling$' "$1: 0.1% exactly is at the ceiling"
+	expect_out '^  at-limit\.example 2026-03-10 +3 +1000 +0\.3000% +over-limit$' "$1: 0.3% exactly is at the limit"
+	expect_out '^  under\.example 2026-03-10 +1 +1001 +0\.0999% +ok$' "$1: 1 in 1001 is under the ceiling"
 	n=$((n + 1))
 	if sed -n '/^complaint-rate/,$p' "$TMP/out" | grep -q '2026-03-11'; then echo "not ok $n - $1: a day without complaints has a row"; else
 		echo "ok $n - $1: a day without complaints has no row"; fi
 	expect_exit 0 "$1: store stats --format json" -- "$BIN" store --store "$2" stats --format json
 	cp "$TMP/out" "$TMP/stats-$1.json"
-	expect_out '"complaint-rate":\{"example\.org 2026-03-10":\{"complaints":5,"delivered":1500,"rate":0\.003333,"level":"over-limit"\}' \
+	expect_out '"complaint-rate":\{.*"example\.org 2026-03-10":\{"complaints":5,"delivered":1500,"rate":0\.003333,"level":"over-limit"\}' \
 		"$1: JSON: the rows keyed by domain and day"
 	expect_out '"quiet\.example\.net 2026-03-10":\{"complaints":1,"delivered":0,"rate":null,"level":"unknown"\}' \
 		"$1: JSON: an unknown rate is null"
