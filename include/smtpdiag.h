@@ -863,7 +863,8 @@ typedef struct smtpdiag_store_event {
 typedef int (*smtpdiag_addr_fn)(void *ctx, const smtpdiag_addr_state *a);
 typedef int (*smtpdiag_store_event_fn)(void *ctx, const smtpdiag_store_event *e);
 /* A count of the store's tables: table is "total", "kind", "reason", "domain",
- * "day" (YYYY-MM-DD, UTC), "sender-domain", "sender-ip", "state". */
+ * "day" (YYYY-MM-DD, UTC), "sender-domain", "sender-ip", "state".
+ * The complaint rate: smtpdiag_store_complaint_rates(). */
 typedef int (*smtpdiag_stat_fn)(void *ctx, const char *table, const char *key, uint64_t count);
 
 /* Which addresses: all given conditions hold (NULL / 0: any). */
@@ -892,6 +893,31 @@ int smtpdiag_store_release(smtpdiag_store *s, const char *address, const char *b
 /* Counts by kind, reason, recipient domain, day, sending domain and IP of
  * sender-side failures, and address states; rows of a table by count, then key. */
 int smtpdiag_store_stats(smtpdiag_store *s, int64_t now, smtpdiag_stat_fn fn, void *ctx, smtpdiag_error *err);
+
+/* The complaint rate of one sending domain on one day (docs/complaints.md):
+ * complaints (kinds complaint and complaint-redacted) over deliveries (kind
+ * delivered) of the records naming that sending domain (lowercased), dated
+ * that day (UTC). Gmail's and Yahoo's sender guidelines hold bulk senders
+ * under SMTPDIAG_COMPLAINT_RATE_LIMIT and recommend staying under
+ * SMTPDIAG_COMPLAINT_RATE_CEILING. Strings live during the callback. */
+#define SMTPDIAG_COMPLAINT_RATE_CEILING 0.001 /* 0.1%: the recommended ceiling */
+#define SMTPDIAG_COMPLAINT_RATE_LIMIT 0.003   /* 0.3%: the limit */
+typedef struct smtpdiag_complaint_rate {
+	const char *senderdomain; /* "" when the records name none */
+	const char *day;          /* YYYY-MM-DD */
+	uint64_t complaints, delivered;
+	double rate;              /* complaints / delivered; -1 when no delivery is recorded */
+	const char *level;        /* "unknown" (no delivery recorded), "ok" (under the
+				   * ceiling), "over-ceiling" (at or over 0.1%, under
+				   * 0.3%), "over-limit" (at or over 0.3%) */
+} smtpdiag_complaint_rate;
+typedef int (*smtpdiag_complaint_rate_fn)(void *ctx, const smtpdiag_complaint_rate *r);
+/* Call fn for each sending domain and day with at least one complaint, by day,
+ * then domain (bytewise); at most SMTPDIAG_COMPLAINT_RATE_MAX_ROWS rows, the
+ * newest days kept. A callback's non-zero return stops the walk and is returned. */
+#define SMTPDIAG_COMPLAINT_RATE_MAX_ROWS 100000
+int smtpdiag_store_complaint_rates(smtpdiag_store *s, smtpdiag_complaint_rate_fn fn, void *ctx,
+				   smtpdiag_error *err);
 /* Delete events older than before (Unix seconds), and addresses last seen
  * before it that are not suppressed. The counts deleted go to *events and *addrs. */
 int smtpdiag_store_prune(smtpdiag_store *s, int64_t before, uint64_t *events, uint64_t *addrs,

@@ -4,7 +4,8 @@
  *	store suppressed             suppressed addresses and why
  *	store show ADDRESS           one address's state and history
  *	store release ADDRESS        end a suppression (recorded with who and when)
- *	store stats                  counts by kind, reason, domain, day, sender
+ *	store stats                  counts by kind, reason, domain, day, sender;
+ *	                             the complaint rate per sending domain and day
  *	store prune --older-than N   forget events older than N days
  *
  * One option table for all of them; each option says which subcommands take it. */
@@ -58,7 +59,9 @@ static const cli_cmd store_cmd = {
 	"of decode and scan; standard input when no FILE is given); the same record\n"
 	"twice changes nothing. A hard bounce or a complaint suppresses its address at\n"
 	"once, 5 soft bounces within 14 days for 30 days; sender-side failures never\n"
-	"suppress the recipient and are counted by sending domain.\n",
+	"suppress the recipient and are counted by sending domain. stats ends with the\n"
+	"complaint rate per sending domain and day (complaints / deliveries; over 0.1%\n"
+	"and 0.3% flagged; unknown when no delivery is recorded).\n",
 	"ingest prints: read N = recorded N + duplicates N + errors N; bad lines are\n"
 	"named on stderr as FILE:LINE. Every subcommand takes --store and the policy options.\n"
 	"Exit status: 0 done, 1 some records were bad or ADDRESS is unknown, 2 bad usage,\n"

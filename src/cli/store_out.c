@@ -233,12 +233,53 @@ static int on_stat(void *ctx, const char *table, const char *key, uint64_t count
 	return 0;
 }
 
+/* The complaint-rate table: rows keyed "DOMAIN DAY" (docs/complaints.md). */
+static int on_rate(void *ctx, const smtpdiag_complaint_rate *r)
+{
+	stat_ctx *c = ctx;
+	int fresh = strcmp(c->table, "complaint-rate") != 0;
+	char key[1100], rate[32]; /* a domain (at most 1023 bytes in the store) and a day */
+
+	snprintf(key, sizeof(key), "%s%s%s", r->senderdomain[0] ? r->senderdomain : "(none)",
+		 r->day[0] ? " " : "", r->day);
+	if (fresh)
+		snprintf(c->table, sizeof(c->table), "%s", "complaint-rate");
+	if (c->format != OUT_JSON) {
+		if (fresh)
+			printf("%scomplaint-rate%*s %s\n", c->rows ? "\n" : "", 28, "",
+			       "COMPLAINTS DELIVERED RATE     LEVEL");
+		if (r->rate < 0)
+			snprintf(rate, sizeof(rate), "-");
+		else
+			snprintf(rate, sizeof(rate), "%.4f%%", r->rate * 100);
+		printf("  %-40s %-10llu %-9llu %-8s %s\n", key, (unsigned long long)r->complaints,
+		       (unsigned long long)r->delivered, rate, r->level);
+		c->rows++;
+		return 0;
+	}
+	smtpdiag_buf_append(&c->b, fresh ? (c->rows ? "},\"" : "{\"") : ",", fresh ? (c->rows ? 3 : 2) : 1);
+	if (fresh)
+		smtpdiag_buf_append(&c->b, "complaint-rate\":{", 17);
+	smtpdiag_buf_json(&c->b, key, strlen(key));
+	smtpdiag_buf_printf(&c->b, ":{\"complaints\":%llu,\"delivered\":%llu,\"rate\":",
+			    (unsigned long long)r->complaints, (unsigned long long)r->delivered);
+	if (r->rate < 0)
+		smtpdiag_buf_append(&c->b, "null", 4);
+	else
+		smtpdiag_buf_printf(&c->b, "%.6f", r->rate);
+	smtpdiag_buf_printf(&c->b, ",\"level\":\"%s\"}", r->level);
+	c->rows++;
+	return 0;
+}
+
 int out_stats(smtpdiag_store *s, int format)
 {
 	stat_ctx c = { format, "", 0, { 0 } };
 	smtpdiag_error err = { 0, "" };
 	int rc = smtpdiag_store_stats(s, 0, on_stat, &c, &err);
 
+	if (rc == 0)
+		rc = smtpdiag_store_complaint_rates(s, on_rate, &c, &err);
 	if (rc == 0 && format == OUT_JSON) {
 		smtpdiag_buf_append(&c.b, c.rows ? "}}" : "{}", 2);
 		json_line(&c.b);

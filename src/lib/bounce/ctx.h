@@ -24,6 +24,8 @@ typedef struct sd_rcpt {
 	sd_str command;        /* SMTP command: HELO EHLO MAIL RCPT DATA ... */
 	sd_str date;           /* Last-Attempt-Date / Arrival-Date text, if any */
 	sd_str feedbacktype;   /* ARF Feedback-Type */
+	int redacted;          /* a feedback report hid the complained recipient: the
+				  recipient given is the report's stand-in (docs/complaints.md) */
 	int reason;            /* a reason the module knows for sure, else -1 */
 	int pending;           /* the report is a warning: delivery is still being tried */
 	int notice;            /* a delay notice whose text is read as a failure (the

@@ -238,6 +238,8 @@ static void decide(fact_work *w, smtpdiag_fact *f, sd_verdict *v)
 	in.destination = f->destination;
 	in.mode = w->c->flags & SMTPDIAG_DECODE_REASONS_SISIMAI ? SD_MODE_SISIMAI : SD_MODE_DEFAULT;
 	in.user = w->c->user;
+	in.feedbacktype = w->r->feedbacktype;
+	in.redacted = w->r->redacted;
 	sd_evidence_build(w->c->a, &in, &ev, found);
 	w->command = ev.command;
 	w->diagtype = ev.diagtype;

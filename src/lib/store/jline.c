@@ -30,7 +30,7 @@ static const struct {
 	[ST_JF_ORIGIN] = { "origin", 6, JL_STR }, [ST_JF_QUEUEID] = { "queueid", 7, JL_STR },
 	[ST_JF_LHOST] = { "lhost", 5, JL_STR }, [ST_JF_HOST] = { "host", 4, JL_STR },
 	[ST_JF_TIMESTAMP] = { "timestamp", 9, JL_INT }, [ST_JF_HARDBOUNCE] = { "hardbounce", 10, JL_BOOL },
-	[ST_JF_RETRY] = { "retry", 5, JL_BOOL },
+	[ST_JF_RETRY] = { "retry", 5, JL_BOOL }, [ST_JF_FEEDBACKTYPE] = { "feedbacktype", 12, JL_STR },
 };
 
 typedef struct jl {

@@ -259,7 +259,7 @@ static const char addr_select[] =
 	"coalesce(min(ts) FILTER (WHERE " SUPK "), 9000000000000000000) AS st, "
 	COUNT_IF("kind = 's'") " AS sc, " MAX_IF("kind = 's'") " AS sl, "
 	COUNT_IF("kind = 'f'") " AS fc, " COUNT_IF("kind = 'd'") " AS dc, " MAX_IF("kind = 'd'") " AS dl, "
-	COUNT_IF("kind = 'x'") " AS xc, " COUNT_IF("kind = 'o'") " AS oc"
+	COUNT_IF("kind = 'x'") " AS xc, " COUNT_IF("kind IN ('o', 'r')") " AS oc"
 	" FROM st_new WHERE recipient <> '' GROUP BY recipient), "
 	PICK_ROW("l", "key, reason, status, replycode", "recipient <> ''", "ts DESC, key DESC") ", "
 	PICK_ROW("u", "key, kind, reason, status, replycode", "recipient <> '' AND " SUPK, "ts, key") ", "

@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "store/store.h"
 #include "core/util.h"
@@ -22,6 +23,7 @@ const char *st_kind_name(char kind)
 	case ST_DEFERRED: return "deferred";
 	case ST_DELIVERED: return "delivered";
 	case ST_SENDER: return "sender";
+	case ST_REDACTED: return "complaint-redacted";
 	default: return "other";
 	}
 }
@@ -34,8 +36,12 @@ static char kind_of(const st_rec *r)
 		return ST_OTHER;
 	if (!strncmp(r->advice, "fix-sender", 10) || !strcmp(r->advice, "fix-message"))
 		return ST_SENDER;
+	/* a report taking a complaint back is none; a complaint naming no
+	 * address to suppress (advice none) counts for its sender only */
+	if (!strcmp(r->reason, "feedback") && !strcasecmp(r->feedbacktype, "not-spam"))
+		return ST_OTHER;
 	if (!strcmp(r->reason, "feedback"))
-		return ST_COMPLAINT;
+		return strcmp(r->advice, "none") ? ST_COMPLAINT : ST_REDACTED;
 	if (!strcmp(r->reason, "delivered") || !strcmp(r->action, "delivered") || !strcmp(r->action, "sent"))
 		return ST_DELIVERED;
 	if (!strcmp(r->action, "delayed") || !strcmp(r->action, "deferred"))
@@ -211,6 +217,7 @@ int st_rec_fact(st_rec *r, const smtpdiag_fact *f, smtpdiag_error *err)
 	r->ts = f->timestamp;
 	r->hardbounce = f->hardbounce;
 	r->retry = f->retry;
+	r->feedbacktype = f->feedbacktype ? f->feedbacktype : "";
 	return finish(r, f->recipient, f->token, f->diagnosticcode, err);
 }
 
@@ -228,6 +235,7 @@ int st_rec_logrec(st_rec *r, const smtpdiag_logrec *l, smtpdiag_error *err)
 	r->ts = l->timestamp;
 	r->hardbounce = l->hardbounce;
 	r->retry = l->retry;
+	r->feedbacktype = "";
 	return finish(r, l->recipient, "", l->diagnosticcode, err);
 }
 
@@ -290,7 +298,7 @@ static int fields(st_rec *r, json_t *o, const char **rcpt, const char **token, c
 	bad |= jstr(o, "reason", &r->reason) | jstr2(o, "deliverystatus", "status", &r->status);
 	bad |= jstr(o, "replycode", &r->replycode) | jstr(o, "action", &r->action);
 	bad |= jstr(o, "advice", &r->advice) | jstr2(o, "origin", "queueid", &r->origin);
-	bad |= jstr2(o, "lhost", "host", &r->ip);
+	bad |= jstr2(o, "lhost", "host", &r->ip) | jstr(o, "feedbacktype", &r->feedbacktype);
 	bad |= jint(o, "timestamp", &r->ts) | jbool(o, "hardbounce", &r->hardbounce) | jbool(o, "retry", &r->retry);
 	return bad;
 }
@@ -312,6 +320,7 @@ static int from_jline(st_rec *r, const st_jfields *f, smtpdiag_error *err)
 	r->ts = f->ts;
 	r->hardbounce = f->hardbounce;
 	r->retry = f->retry;
+	r->feedbacktype = v[ST_JF_FEEDBACKTYPE];
 	return finish(r, v[ST_JF_RECIPIENT], v[ST_JF_TOKEN], v[ST_JF_DIAG], err);
 }
 

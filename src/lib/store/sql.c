@@ -115,7 +115,7 @@ static const char rebuild_set[] =
 	N_IF("kind = 's'") ", " MAX_IF("kind = 's'") ", "
 	SOFT_("key") ", " SOFT_("reason") ", " SOFT_("status") ", " SOFT_("replycode") ", "
 	N_IF("kind = 'f'") ", " N_IF("kind = 'd'") ", " MAX_IF("kind = 'd'") ", "
-	N_IF("kind = 'x'") ", " N_IF("kind = 'o'") EV_R " GROUP BY recipient"
+	N_IF("kind = 'x'") ", " N_IF("kind IN ('o', 'r')") EV_R " GROUP BY recipient"
 	" ON CONFLICT (address) DO UPDATE SET "
 	SET_("domain") SET_("first_seen") SET_("last_seen") SET_("events") SET_("last_key")
 	SET_("last_reason") SET_("last_status") SET_("last_code") SET_("hard_count") SET_("hard_last")

@@ -401,7 +401,7 @@ static void bind_addr(sqlite3_stmt *st, const st_rec *r)
 	sqlite3_bind_int(st, 27, k == ST_DELIVERED);
 	sqlite3_bind_int64(st, 28, k == ST_DELIVERED ? r->ts : -1);
 	sqlite3_bind_int(st, 29, k == ST_SENDER);
-	sqlite3_bind_int(st, 30, k == ST_OTHER);
+	sqlite3_bind_int(st, 30, k == ST_OTHER || k == ST_REDACTED);
 }
 
 static int step_done(sq *q, sqlite3_stmt *st, smtpdiag_error *err)

@@ -164,6 +164,137 @@ int smtpdiag_store_stats(smtpdiag_store *s, int64_t now, smtpdiag_stat_fn fn, vo
 	return rc;
 }
 
+/* ---- the complaint rate ---- */
+
+/* Complaints and deliveries per sending domain and day, newest day first;
+ * only the pairs with a complaint. */
+static const char rate_sql[] =
+	"SELECT lower(senderdomain), ts / 86400,"
+	" count(CASE WHEN kind IN ('c', 'r') THEN 1 END), count(CASE WHEN kind = 'd' THEN 1 END)"
+	" FROM events WHERE kind IN ('c', 'r', 'd') GROUP BY lower(senderdomain), ts / 86400"
+	" HAVING count(CASE WHEN kind IN ('c', 'r') THEN 1 END) > 0 ORDER BY 2 DESC";
+
+typedef struct rate_row {
+	char *domain;
+	int64_t day;
+	uint64_t complaints, delivered;
+} rate_row;
+
+typedef struct rates {
+	rate_row *r;
+	size_t n, cap;
+	uint64_t more_c, more_d; /* of the rows over SMTPDIAG_COMPLAINT_RATE_MAX_ROWS */
+	int more, oom;
+} rates;
+
+static int on_rate(void *ctx, const char *const *c, int n)
+{
+	rates *t = ctx;
+	uint64_t cc, dc;
+
+	if (n < 4)
+		return 0;
+	cc = strtoull(c[2] ? c[2] : "0", NULL, 10);
+	dc = strtoull(c[3] ? c[3] : "0", NULL, 10);
+	if (t->n >= SMTPDIAG_COMPLAINT_RATE_MAX_ROWS) {
+		t->more = 1;
+		t->more_c += cc;
+		t->more_d += dc;
+		return 0;
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		rate_row *nr = realloc(t->r, cap * sizeof(*nr));
+		if (!nr) {
+			t->oom = 1;
+			return 1;
+		}
+		t->r = nr;
+		t->cap = cap;
+	}
+	if (!(t->r[t->n].domain = strdup(c[0] ? c[0] : ""))) {
+		t->oom = 1;
+		return 1;
+	}
+	t->r[t->n].day = strtoll(c[1] ? c[1] : "0", NULL, 10);
+	t->r[t->n].complaints = cc;
+	t->r[t->n++].delivered = dc;
+	return 0;
+}
+
+static int by_day(const void *a, const void *b)
+{
+	const rate_row *x = a, *y = b;
+
+	if (x->day != y->day)
+		return x->day < y->day ? -1 : 1;
+	return strcmp(x->domain, y->domain);
+}
+
+/* The rate and its level, by integer comparison: c/d >= 0.1% is 1000c >= d. */
+static void rate_of(smtpdiag_complaint_rate *o, uint64_t c, uint64_t d)
+{
+	o->complaints = c;
+	o->delivered = d;
+	o->rate = d ? (double)c / (double)d : -1;
+	if (!d)
+		o->level = "unknown";
+	else if (c * 1000 >= d * 3)
+		o->level = "over-limit";
+	else if (c * 1000 >= d)
+		o->level = "over-ceiling";
+	else
+		o->level = "ok";
+}
+
+static int emit_rates(rates *t, smtpdiag_complaint_rate_fn fn, void *ctx)
+{
+	int rc = 0;
+
+	if (t->n > 1)
+		qsort(t->r, t->n, sizeof(*t->r), by_day);
+	for (size_t i = 0; i < t->n && !rc; i++) {
+		smtpdiag_complaint_rate o;
+		char day[32];
+		time_t tt = (time_t)(t->r[i].day * ST_DAY);
+		struct tm tm;
+		gmtime_r(&tt, &tm);
+		strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+		o.senderdomain = t->r[i].domain;
+		o.day = day;
+		rate_of(&o, t->r[i].complaints, t->r[i].delivered);
+		rc = fn(ctx, &o);
+	}
+	if (!rc && t->more) { /* the older days over the limit, summed */
+		smtpdiag_complaint_rate o;
+		o.senderdomain = "(more)";
+		o.day = "";
+		rate_of(&o, t->more_c, t->more_d);
+		rc = fn(ctx, &o);
+	}
+	return rc;
+}
+
+int smtpdiag_store_complaint_rates(smtpdiag_store *s, smtpdiag_complaint_rate_fn fn, void *ctx,
+				   smtpdiag_error *err)
+{
+	rates t;
+	int rc;
+
+	if (!s || !fn)
+		return st_err(err, SMTPDIAG_EINVAL, "no store or callback");
+	memset(&t, 0, sizeof(t));
+	rc = s->be->query(s, rate_sql, NULL, 0, on_rate, &t, NULL, err);
+	if (t.oom)
+		rc = st_err(err, SMTPDIAG_ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = emit_rates(&t, fn, ctx);
+	for (size_t i = 0; i < t.n; i++)
+		free(t.r[i].domain);
+	free(t.r);
+	return rc;
+}
+
 /* ---- prune ---- */
 
 typedef struct doomed {

@@ -21,11 +21,14 @@
 /* What a record is to the store, from the verdict's own fields. */
 enum st_kind {
 	ST_HARD = 'h',       /* hardbounce, or advice suppress-recipient */
-	ST_COMPLAINT = 'c',  /* reason feedback */
+	ST_COMPLAINT = 'c',  /* reason feedback (not feedbacktype not-spam) */
 	ST_SOFT = 's',       /* retry=true failure */
 	ST_DEFERRED = 'f',   /* the MTA keeps trying (action delayed/deferred) */
 	ST_DELIVERED = 'd',  /* reason delivered, action delivered/sent */
 	ST_SENDER = 'x',     /* advice fix-sender-* or fix-message: never suppresses */
+	ST_REDACTED = 'r',   /* reason feedback, advice none: a complaint whose report hid the
+			      * recipient; counted in the complaint rate, never suppresses
+			      * (counted as other in the address's counts) */
 	ST_OTHER = 'o'       /* anything else (vacation, expired, undefined ...) */
 };
 
@@ -37,6 +40,7 @@ typedef struct st_rec {
 	const char *domain;           /* in recipient, after its last '@' */
 	const char *addresser, *senderdomain, *reason, *status, *replycode, *action;
 	const char *advice, *origin, *ip;
+	const char *feedbacktype;     /* a feedback report's type ("not-spam": no complaint) */
 	char diag[ST_MAX_DIAG + 1];
 	char fixed[ST_FIX_MAX];       /* the fields that were not valid UTF-8, rewritten */
 	int64_t ts;
@@ -49,7 +53,7 @@ enum st_jfield {
 	ST_JF_RECIPIENT, ST_JF_TOKEN, ST_JF_DIAG, ST_JF_ADDRESSER, ST_JF_SENDER, ST_JF_SENDERDOMAIN,
 	ST_JF_REASON, ST_JF_DSTATUS, ST_JF_STATUS, ST_JF_REPLYCODE, ST_JF_ACTION, ST_JF_ADVICE,
 	ST_JF_ORIGIN, ST_JF_QUEUEID, ST_JF_LHOST, ST_JF_HOST, ST_JF_TIMESTAMP, ST_JF_HARDBOUNCE,
-	ST_JF_RETRY, ST_JF_COUNT
+	ST_JF_RETRY, ST_JF_FEEDBACKTYPE, ST_JF_COUNT
 };
 typedef struct st_jfields {
 	const char *s[ST_JF_COUNT]; /* string members ("" when absent or null), in the scratch */

@@ -25,7 +25,7 @@ void sd_evidence_init(sd_evidence *ev)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->status = ev->text = ev->diagtype = ev->command = "";
-	ev->rhost = ev->lhost = ev->destination = "";
+	ev->rhost = ev->lhost = ev->destination = ev->feedbacktype = "";
 	ev->hint = -1;
 }
 
@@ -691,6 +691,39 @@ static int receiver_fault_permanent(const sd_evidence *ev, int r)
 	return ev->status[0] == '5' && ev->status[1] == '.' && strcmp(ev->status + 1, ".0.0") != 0;
 }
 
+/* A feedback report is a complaint about the recipient's mail unless its
+ * Feedback-Type (RFC 5965 3.5, RFC 6650, RFC 6591) says otherwise
+ * (docs/complaints.md): not-spam takes a complaint back, auth-failure reports
+ * the sender's SPF, DKIM or DMARC failing, virus the message's content; none of
+ * them is the recipient's wish to hear no more. A complaint whose report hid
+ * the recipient names no address to suppress. */
+static void feedback_policy(const sd_evidence *ev, sd_verdict *v)
+{
+	static const struct {
+		const char *type, *advice;
+		unsigned fixer;
+	} map[] = {
+		{ "not-spam", "none", 0 },
+		{ "auth-failure", "fix-sender-authentication", SD_FIX_SENDER_ADMIN },
+		{ "virus", "fix-message", SD_FIX_SENDER },
+	};
+
+	if (v->reason != SD_R_feedback || v->by == SD_BY_USER)
+		return;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(ev->feedbacktype, map[i].type)) {
+			v->advice = map[i].advice;
+			v->fixer = map[i].fixer;
+			step(v, "feedback:%s -> %s", map[i].type, map[i].advice);
+			return;
+		}
+	if (ev->redacted) {
+		v->advice = "none";
+		v->fixer = 0;
+		step(v, "feedback:recipient redacted -> none");
+	}
+}
+
 static void policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
 {
 	int r = v->reason;
@@ -708,6 +741,7 @@ static void policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
 		v->hard = v->hard && !strcmp(v->advice, "suppress-recipient");
 	}
 	sender_policy(ev, st, v);
+	feedback_policy(ev, v);
 	if (r == SD_R_delivered || r == SD_R_vacation || r == SD_R_feedback) {
 		v->retry = v->hard = 0;
 	} else if (gave_up(ev, st, r)) {

@@ -70,6 +70,8 @@ typedef struct sd_evidence {
 	void *user_ctx;
 	int inbound;            /* the reply is one the reader's own server gave a client
 				 * (a reject record): the receiving side's view (inbound.c) */
+	const char *feedbacktype; /* a feedback report's Feedback-Type (RFC 5965), "" when none */
+	int redacted;           /* the report hid the complained recipient (docs/complaints.md) */
 } sd_evidence;
 
 /* Readings of the evidence (docs/reasons.md, "Modes"). DEFAULT is the one
@@ -100,6 +102,8 @@ typedef struct sd_facts {
 	struct sd_urun *user;   /* user rules to ask first, NULL: none */
 	const char *domain;     /* the recipient's domain for a rule's domain=, or NULL */
 	int inbound;            /* the reader's own server gave the reply (sd_evidence) */
+	sd_str feedbacktype;    /* a feedback report's Feedback-Type (sd_evidence) */
+	int redacted;           /* the report hid the complained recipient (sd_evidence) */
 } sd_facts;
 
 /* The one evidence builder: ev from f. a (may be NULL) holds the lowercased

@@ -93,5 +93,10 @@ void sd_evidence_build(sd_arena *a, const sd_facts *f, sd_evidence *ev, char sta
 	ev->destination = str(f->destination);
 	ev->mode = f->mode;
 	ev->inbound = f->inbound;
+	ev->redacted = f->redacted;
+	if (f->feedbacktype.n && a)
+		ev->feedbacktype = sd_arena_strndup_lower(a, sd_trim(f->feedbacktype));
+	if (!ev->feedbacktype)
+		ev->feedbacktype = "";
 	sd_urun_attach(f->user, ev, f->domain);
 }

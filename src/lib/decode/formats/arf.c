@@ -4,7 +4,17 @@
  * report part), Hotmail's and Amazon SES's "complaint about message from"
  * mails, and Apple's one-click unsubscribe mails (X-Apple-Unsubscribe: true).
  * Recipients: Original-Rcpt-To / Removal-Recipient, else the To of the
- * returned message. Reason: feedback; feedbacktype from Feedback-Type. */
+ * returned message (message/rfc822 or text/rfc822-headers), else Microsoft's
+ * X-HmXmrOriginalRecipient in it. Reason: feedback; feedbacktype from
+ * Feedback-Type, which the verdict reads (docs/complaints.md). The sender:
+ * the returned message's From, else Original-Mail-From.
+ *
+ * A recipient the report hides is kept as the report writes it (a stand-in
+ * such as "redacted@example.net", or ARF_UNDISCLOSED when it names none) and
+ * marked redacted: the complaint counts for the sender, no address is
+ * suppressed. Hidden: the report has a Redacted-Address field (RFC 6590), or
+ * the address is one no mailbox has (ARF_STAND_INS, a local part of only
+ * 'x' or '*', a domain under .invalid, RFC 2606). */
 #include "bounce/ctx.h"
 #include "bounce/dsnutil.h"
 #include "decode/formats/formats.h"
@@ -13,10 +23,38 @@
  * recipient ("To: Undisclosed recipients:;"). */
 #define ARF_UNDISCLOSED "undisclosed-recipient-in-headers@libsisimai.org.invalid"
 #define ARF_MAX_TEXT (8u << 10) /* bytes of report text kept as the diagnostic */
+#define ARF_MASK_MIN 3          /* a local part of this many 'x' or '*' at least is a mask */
+
+/* Local parts that report writers put in place of the complained address. */
+static const char *const ARF_STAND_INS[] = { "redacted", "hashed", "undisclosed", "undisclosed-recipients",
+					     "undisclosed-recipient", "anonymous", "removed", NULL };
 
 typedef struct arf_info {
-	sd_str ftype, date, source, lhost;
+	sd_str ftype, date, source, lhost, mailfrom;
+	int redacted; /* a Redacted-Address field */
 } arf_info;
+
+/* An address no mailbox has: a report writer's stand-in for a hidden one. */
+static int stand_in(sd_str addr)
+{
+	const char *at = addr.p ? memchr(addr.p, '@', addr.n) : NULL;
+	sd_str local, dom;
+	size_t masked = 0;
+
+	if (!at)
+		return 1;
+	local = (sd_str){ addr.p, (size_t)(at - addr.p) };
+	dom = (sd_str){ at + 1, addr.n - local.n - 1 };
+	if (sd_str_caseeq(dom, "invalid") ||
+	    (dom.n > 8 && sd_memcaseeq(dom.p + dom.n - 8, ".invalid", 8)))
+		return 1;
+	for (size_t i = 0; ARF_STAND_INS[i]; i++)
+		if (sd_str_caseeq(local, ARF_STAND_INS[i]))
+			return 1;
+	while (masked < local.n && (local.p[masked] == 'x' || local.p[masked] == 'X' || local.p[masked] == '*'))
+		masked++;
+	return masked == local.n && masked >= ARF_MASK_MIN;
+}
 
 static long feedback_part(const sd_ctx *c)
 {
@@ -80,6 +118,10 @@ static void read_report(sd_ctx *c, sd_str t, size_t first, arf_info *info)
 			info->source = dsn_first_word(v);
 		else if (sd_str_caseeq(name, "Reporting-MTA"))
 			info->lhost = dsn_value(v);
+		else if (sd_str_caseeq(name, "Original-Mail-From"))
+			info->mailfrom = sd_addr_clean(v);
+		else if (sd_str_caseeq(name, "Redacted-Address"))
+			info->redacted = 1;
 	}
 }
 
@@ -94,13 +136,22 @@ static void fallback_rcpt(sd_ctx *c, size_t first, arf_info *info)
 		return;
 	}
 	sd_ctx_find_original(c, SD_NULLSTR);
+	if (sd_is_address(sd_addr_clean(c->orig.to)) && !stand_in(sd_addr_clean(c->orig.to)) &&
+	    add_rcpt(c, first, c->orig.to))
+		return;
+	for (size_t i = 1; i < c->mime.nparts; i++) {
+		const sd_part *p = &c->mime.parts[i];
+		sd_str x = p->is_message ? sd_addr_clean(sd_part_header(p, "X-HmXmrOriginalRecipient")) : SD_NULLSTR;
+		if (sd_is_address(x) && !stand_in(x) && add_rcpt(c, first, x))
+			return;
+	}
 	if (!add_rcpt(c, first, c->orig.to))
 		add_rcpt(c, first, SD_STR(ARF_UNDISCLOSED));
 }
 
 int sd_fmt_arf(sd_ctx *c)
 {
-	arf_info info = { SD_NULLSTR, SD_NULLSTR, SD_NULLSTR, SD_NULLSTR };
+	arf_info info = { SD_NULLSTR, SD_NULLSTR, SD_NULLSTR, SD_NULLSTR, SD_NULLSTR, 0 };
 	size_t first = c->nrcpt;
 	long fp;
 	sd_str text;
@@ -112,6 +163,9 @@ int sd_fmt_arf(sd_ctx *c)
 		read_report(c, sd_part_text(c->a, &c->mime.parts[fp]), first, &info);
 	if (c->nrcpt == first)
 		fallback_rcpt(c, first, &info);
+	sd_ctx_find_original(c, SD_NULLSTR);
+	if (!sd_is_address(sd_addr_clean(c->orig.from)) && sd_is_address(info.mailfrom))
+		c->orig.from = info.mailfrom;
 	text = dsn_lead_parts(c, fp >= 0 ? (size_t)fp : c->mime.nparts, ARF_MAX_TEXT);
 	for (size_t i = first; i < c->nrcpt; i++) {
 		sd_rcpt *r = &c->rcpts[i];
@@ -120,6 +174,7 @@ int sd_fmt_arf(sd_ctx *c)
 		r->rhost = info.source;
 		r->lhost = info.lhost;
 		r->diagnostic = text;
+		r->redacted = info.redacted || stand_in(r->recipient);
 	}
 	return (int)(c->nrcpt - first);
 }
