@@ -111,7 +111,8 @@ static const cli_cmd serve_cmd = {
 	"                     address's state and history; DELETE releases one\n"
 	"  /api/v1/openapi.json  the API in OpenAPI 3.1   /api   the same as a page\n"
 	"  /metrics           Prometheus text format: requests, latency, verdicts; with\n"
-	"                     --follow the counts of the followed logs\n"
+	"                     --follow the counts of the followed logs, with --socketmap\n"
+	"                     its lookups and rewrites\n"
 	"  /reasons           the bounce reasons, one anchor each\n"
 	"  /static/FILE       the stylesheet, script and icon of the pages\n",
 	"BYTES may end in K or M. One access-log line per request goes to stderr (Common\n"
@@ -128,6 +129,8 @@ static const cli_cmd serve_cmd = {
 	"setup: docs/security.md. $SMTPDIAG_POLICY sets the suppression policy.\n"
 	"Under systemd a passed listening socket (LISTEN_FDS) wins over --listen, and\n"
 	"READY=1 and STOPPING=1 go to $NOTIFY_SOCKET; units and setup: docs/systemd.md.\n"
+	"--socketmap answers Postfix's smtp_delivery_status_filter beside the server\n"
+	"(socketmap_table(5)); main.cf lines, the rule and the limits: docs/socketmap.md.\n"
 	"Exit status: 0 stopped by a signal, 2 bad usage or cannot listen, 3 internal failure.\n",
 	opts, 0
 };

@@ -84,50 +84,7 @@ void sm_metrics_text(smtpdiag_buf *b)
 	smtpdiag_buf_printf(b, "smtpdiag_socketmap_connections %ld\n", atomic_load(&conns_open));
 }
 
-/* ---- netstrings ---- */
-
-int sm_netstring(const char *p, size_t len, size_t max, size_t *off, size_t *n)
-{
-	size_t i = 0, v = 0;
-
-	while (i < len && p[i] >= '0' && p[i] <= '9') {
-		if (i == SM_LENGTH_DIGITS)
-			return -1;
-		v = v * 10 + (size_t)(p[i] - '0');
-		i++;
-	}
-	if (i == len)
-		return i > SM_LENGTH_DIGITS || v > max ? -1 : 0;
-	if (i == 0 || p[i] != ':' || v > max)
-		return -1;
-	if (len - i - 1 < v + 1)
-		return 0;
-	if (p[i + 1 + v] != ',')
-		return -1;
-	*off = i + 1;
-	*n = v;
-	return 1;
-}
-
 /* ---- the rule ---- */
-
-/* "X.Y.Z" of 1 to 3 digits each, class 2, 4 or 5, then one space: the
- * status's length, 0 when the key does not start so. */
-static size_t key_status(const char *k, size_t n)
-{
-	size_t i = 2, d;
-
-	if (n < 6 || (k[0] != '2' && k[0] != '4' && k[0] != '5') || k[1] != '.')
-		return 0;
-	for (int part = 0; part < 2; part++) {
-		for (d = 0; i < n && d < 4 && isdigit((unsigned char)k[i]); d++)
-			i++;
-		if (d < 1 || d > 3 || i >= n || k[i] != (part ? ' ' : '.'))
-			return 0;
-		i++;
-	}
-	return i - 1;
-}
 
 /* The key as the engine would see it had the server said 5: the leading
  * status, the first reply code of that class and the same status inside. */
@@ -233,7 +190,7 @@ const char *sm_answer(const sm_config *c, const char *req, size_t n, char *out, 
 	}
 	req = sp + 1;
 	n -= nl + 1;
-	if (!(slen = key_status(req, n)) || slen + 1 >= n) {
+	if (!(slen = sm_key_status(req, n)) || slen + 1 >= n) {
 		snprintf(out, cap, "NOTFOUND ");
 		return "invalid";
 	}

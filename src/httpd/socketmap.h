@@ -48,6 +48,10 @@ void sm_stop(void);
  * length not of 1 to SM_LENGTH_DIGITS digits, over max, no ':' or no ','). */
 int sm_netstring(const char *p, size_t len, size_t max, size_t *off, size_t *n);
 
+/* "X.Y.Z" of 1 to 3 digits each, class 2, 4 or 5, then one space: the
+ * status's length, 0 when the key k (n bytes) does not start so. */
+size_t sm_key_status(const char *k, size_t n);
+
 /* The answer to one request's data (without the netstring): its reply data
  * into out (at most SM_MAX_REPLY bytes and a NUL); the result's label. */
 const char *sm_answer(const sm_config *c, const char *req, size_t n, char *out, size_t cap);

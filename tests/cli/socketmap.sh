@@ -22,6 +22,7 @@ SOCK=$SOCKDIR/sm.sock
 start() {
 	name=$1
 	shift
+	: >"$TMP/$name.log" # before the server opens it: wait_port reads it at once
 	"$BIN" serve --listen 127.0.0.1:0 --quiet "$@" 2>"$TMP/$name.log" &
 	PID=$!
 	pids="$pids $PID"

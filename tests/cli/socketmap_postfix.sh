@@ -70,6 +70,7 @@ SINK=$(cat "$PFX/sink/port")
 
 # smtpdiag: the socketmap beside the HTTP server, as nobody
 SOCK=$PFX/sm/sm.sock
+: >"$TMP/serve.log"
 "$BIN" serve --listen 127.0.0.1:0 --quiet --user nobody --socketmap "unix:$SOCK" --socketmap-mode 0666 \
 	2>"$TMP/serve.log" &
 sd_pid=$!
