@@ -8,7 +8,6 @@
 #include "cmd_scan.h"
 #include "opts.h"
 #include "../httpd/httpd.h"
-#include "../httpd/socketmap.h"
 
 enum {
 	V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_BODY_TOTAL, V_MAX_CONN, V_MAX_CONN_PER_IP, V_TIMEOUT,

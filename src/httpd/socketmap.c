@@ -11,7 +11,6 @@
  * key, and the rule below reads only what it decided. */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -265,7 +264,9 @@ static int open_unix(const char *path, unsigned mode, const char *user, char *er
 	if (clear_stale(path, err, errlen) < 0)
 		return -1;
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+	/* non-blocking, as listen_open's: a client gone between poll and accept
+	 * makes accept fail, not wait */
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
 		return snprintf(err, errlen, "--socketmap: %s", strerror(errno)), -1;
 	old = umask(0177); /* no one else can connect before the chmod below */
 	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
@@ -292,8 +293,6 @@ int sm_open(const sm_config *c, const char *user, char *err, size_t errlen)
 		fd = open_unix(c->addr + 5, c->mode, user, err, errlen);
 	} else if (!strncmp(c->addr, "tcp:", 4)) {
 		if ((fd = listen_open(c->addr + 4, err, errlen, where, sizeof(where))) >= 0) {
-			int fl = fcntl(fd, F_GETFL);
-			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 			if (!listen_is_loopback(fd))
 				fprintf(stderr, "smtpdiag: serve: warning: socketmap on %s, beyond loopback: anyone "
 					"who can reach it can ask it\n", where);
@@ -357,6 +356,7 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+#define SM_ACCEPT_PAUSE_MS 100 /* after an accept that failed for want of files or memory */
 #define SM_HEAD (SM_LENGTH_DIGITS + 1) /* room for a reply's "LEN:" */
 
 /* Answer every whole request in buf; the bytes used, or -1 to close. */
@@ -422,8 +422,11 @@ static void accept_one(void)
 	pthread_t th;
 	int ok;
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			poll(NULL, 0, SM_ACCEPT_PAUSE_MS); /* out of files: not a busy loop */
 		return;
+	}
 	atomic_fetch_add(&conns_open, 1);
 	if (conn_add(fd) < 0) {
 		count(&conns_refused);
