@@ -12,7 +12,8 @@
 enum {
 	V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_BODY_TOTAL, V_MAX_CONN, V_MAX_CONN_PER_IP, V_TIMEOUT,
 	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_LOG_FORMAT, V_RULES, V_MAILGUN_KEY, V_POSTMARK_AUTH,
-	V_SENDGRID_KEY, V_STORE, V_TOKEN_FILE, V_OPEN_READS, V_ALLOWED_HOST, V_CORS_ORIGIN, V_FOLLOW, V_END
+	V_SENDGRID_KEY, V_STORE, V_TOKEN_FILE, V_OPEN_READS, V_ALLOWED_HOST, V_CORS_ORIGIN, V_FOLLOW,
+	V_SOCKETMAP, V_SOCKETMAP_NAME, V_SOCKETMAP_MODE, V_SOCKETMAP_HARDEN, V_END
 };
 
 static const cli_opt opts[] = {
@@ -77,6 +78,18 @@ static const cli_opt opts[] = {
 		       "follow the LOG operands as scan --follow does (rotation, truncation) and count "
 		       "them on /metrics: deliveries, rejects, the follower's health (docs/metrics.md); "
 		       "they are opened after --user applies; SIGHUP then stops the server too" },
+	[V_SOCKETMAP] = { "socketmap", 0, CLI_VALUE, "unix:PATH|tcp:ADDR",
+			  "also answer Postfix's socketmap lookups there, for smtp_delivery_status_filter: "
+			  "a 5XX the verdict says to retry becomes 4XX, so Postfix defers it "
+			  "(docs/socketmap.md); tcp:PORT is on loopback, tcp:HOST:PORT where given; bound "
+			  "before --user applies" },
+	[V_SOCKETMAP_NAME] = { "socketmap-name", 0, CLI_VALUE, "NAME",
+			       "the map name answered (socketmap:...:NAME); others get PERM (default status)" },
+	[V_SOCKETMAP_MODE] = { "socketmap-mode", 0, CLI_VALUE, "MODE",
+			       "the Unix socket's mode, octal (default 0660; its owner is --user's)" },
+	[V_SOCKETMAP_HARDEN] = { "socketmap-harden", 0, CLI_FLAG, NULL,
+				 "also make a 4XX 5XX where the verdict reads the text as a hard bounce "
+				 "(no such user or domain)" },
 	[V_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -97,7 +110,8 @@ static const cli_cmd serve_cmd = {
 	"                     address's state and history; DELETE releases one\n"
 	"  /api/v1/openapi.json  the API in OpenAPI 3.1   /api   the same as a page\n"
 	"  /metrics           Prometheus text format: requests, latency, verdicts; with\n"
-	"                     --follow the counts of the followed logs\n"
+	"                     --follow the counts of the followed logs, with --socketmap\n"
+	"                     its lookups and rewrites\n"
 	"  /reasons           the bounce reasons, one anchor each\n"
 	"  /static/FILE       the stylesheet, script and icon of the pages\n",
 	"BYTES may end in K or M. One access-log line per request goes to stderr (Common\n"
@@ -114,6 +128,8 @@ static const cli_cmd serve_cmd = {
 	"setup: docs/security.md. $SMTPDIAG_POLICY sets the suppression policy.\n"
 	"Under systemd a passed listening socket (LISTEN_FDS) wins over --listen, and\n"
 	"READY=1 and STOPPING=1 go to $NOTIFY_SOCKET; units and setup: docs/systemd.md.\n"
+	"--socketmap answers Postfix's smtp_delivery_status_filter beside the server\n"
+	"(socketmap_table(5)); main.cf lines, the rule and the limits: docs/socketmap.md.\n"
 	"Exit status: 0 stopped by a signal, 2 bad usage or cannot listen, 3 internal failure.\n",
 	opts, 0
 };
@@ -143,6 +159,7 @@ typedef struct serve_args {
 	const char *hosts[HTTPD_MAX_HOSTS / 2]; /* --allowed-host */
 	const char *origins[HTTPD_MAX_ORIGINS]; /* --cors-origin */
 	int follow;        /* --follow */
+	sm_config sm;      /* --socketmap (sm.addr NULL: none), --socketmap-* */
 } serve_args;
 
 /* A repeatable option's value into list (of cap); an exit status when full. */
@@ -237,6 +254,27 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case V_FOLLOW:
 		a->follow = 1;
 		break;
+	case V_SOCKETMAP:
+		a->sm.addr = p->value;
+		break;
+	case V_SOCKETMAP_NAME:
+		if (!p->value[0] || strlen(p->value) > SM_NAME_MAX || strchr(p->value, ' '))
+			return cli_bad_value(p, "a name of 1 to 64 bytes without spaces");
+		a->sm.name = p->value;
+		break;
+	case V_SOCKETMAP_MODE: {
+		char *end;
+		unsigned long m;
+		errno = 0;
+		m = strtoul(p->value, &end, 8);
+		if (errno || end == p->value || *end || m > 0777)
+			return cli_bad_value(p, "an octal mode from 0 to 0777");
+		a->sm.mode = (unsigned)m;
+		break;
+	}
+	case V_SOCKETMAP_HARDEN:
+		a->sm.harden = 1;
+		break;
 	}
 	return -1;
 }
@@ -259,6 +297,31 @@ static int store_setup(serve_args *a)
 	return -1;
 }
 
+/* The work beside the server: following logs, the socketmap. */
+typedef struct serve_side {
+	scan_live *live; /* NULL: no --follow */
+	int sm;          /* --socketmap */
+} serve_side;
+
+static int side_start(void *arg)
+{
+	serve_side *s = arg;
+
+	if (s->sm && sm_start() < 0)
+		return -1;
+	return s->live ? scan_live_start(s->live) : 0;
+}
+
+static void side_stop(void *arg)
+{
+	serve_side *s = arg;
+
+	if (s->live)
+		scan_live_stop(s->live);
+	if (s->sm)
+		sm_stop();
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	serve_args a = { .rules = NULL };
@@ -267,7 +330,10 @@ int cmd_serve(int argc, char **argv)
 	int first = argc, rc;
 	smtpdiag_rules *rules = NULL;
 	scan_live live = { .w = NULL };
+	serve_side side = { NULL, 0 };
 
+	a.sm.name = SM_NAME;
+	a.sm.mode = SM_MODE;
 	httpd_config_init(c);
 	if ((rc = cli_parse_args(&serve_cmd, argc, argv, on_opt, &a, &first)) >= 0)
 		return rc;
@@ -293,10 +359,23 @@ int cmd_serve(int argc, char **argv)
 	if (a.follow) {
 		live.paths = argv + first;
 		live.n = argc - first;
-		c->side_start = scan_live_start;
-		c->side_stop = scan_live_stop;
-		c->side_ctx = &live;
+		side.live = &live;
 		logmetrics_enable();
+	}
+	a.sm.rules = rules;
+	if (a.sm.addr && rc == EXIT_OK_) {
+		if (sm_open(&a.sm, c->user, err, sizeof(err)) < 0) {
+			cli_err("serve: %s", err);
+			scan_counter_free(live.w);
+			smtpdiag_rules_free(rules);
+			return EXIT_USAGE_;
+		}
+		side.sm = 1;
+	}
+	if (side.live || side.sm) {
+		c->side_start = side_start;
+		c->side_stop = side_stop;
+		c->side_ctx = &side;
 	}
 	if (httpd_mhd_load(err, sizeof(err)) < 0) {
 		cli_err("serve: %s", err);
@@ -305,6 +384,8 @@ int cmd_serve(int argc, char **argv)
 		cli_err("serve: %s", err);
 		rc = strstr(err, "memory") ? EXIT_FAIL_ : EXIT_USAGE_;
 	}
+	if (side.sm)
+		sm_stop(); /* the socket made, also when the server did not start */
 	scan_counter_free(live.w);
 	smtpdiag_rules_free(rules);
 	return rc;

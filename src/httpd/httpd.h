@@ -9,6 +9,8 @@
 /* what /metrics counts of followed logs: the follower tells it (serve --follow,
  * scan --follow --metrics-listen) */
 #include "logmetrics.h"
+/* serve --socketmap: Postfix's socketmap protocol beside the server */
+#include "socketmap.h"
 
 #define HTTPD_LISTEN "127.0.0.1:8025"
 #define HTTPD_MAX_BODY ((size_t)10 << 20)  /* request body */

@@ -14,6 +14,7 @@
 
 #include "httpd_int.h"
 #include "logmetrics.h"
+#include "socketmap.h"
 
 #define M_ROUTES (HTTPD_ROUTES_MAX + 1) /* the last one: no route */
 
@@ -230,6 +231,7 @@ void metrics_text(smtpdiag_buf *b)
 	smtpdiag_buf_printf(b, "smtpdiag_build_info{version=\"%s\"} 1\n", smtpdiag_version());
 	process_text(b);
 	logmetrics_text(b, (int64_t)time(NULL));
+	sm_metrics_text(b);
 }
 
 enum MHD_Result page_metrics(hreq *r)

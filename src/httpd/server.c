@@ -819,7 +819,7 @@ int httpd_run(const httpd_config *conf, char *err, size_t errlen)
 		return -1;
 	}
 	if (c.side_start && c.side_start(c.side_ctx) < 0) {
-		snprintf(err, errlen, "cannot start following the logs: out of memory");
+		snprintf(err, errlen, "cannot start the work beside the server (following logs, the socketmap): out of memory");
 		stop_daemon(d, &sigs);
 		guard_stop();
 		return -1;
