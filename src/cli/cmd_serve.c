@@ -7,12 +7,14 @@
 #include "cli_store.h"
 #include "cmd_scan.h"
 #include "opts.h"
+#include "webhook.h"
 #include "../httpd/httpd.h"
 
 enum {
 	V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_BODY_TOTAL, V_MAX_CONN, V_MAX_CONN_PER_IP, V_TIMEOUT,
 	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_LOG_FORMAT, V_RULES, V_MAILGUN_KEY, V_POSTMARK_AUTH,
-	V_SENDGRID_KEY, V_STORE, V_TOKEN_FILE, V_OPEN_READS, V_ALLOWED_HOST, V_CORS_ORIGIN, V_FOLLOW, V_END
+	V_SENDGRID_KEY, V_STORE, V_TOKEN_FILE, V_OPEN_READS, V_ALLOWED_HOST, V_CORS_ORIGIN, V_FOLLOW,
+	V_WEBHOOK, V_WEBHOOK_SECRET, V_WEBHOOK_EVENTS, V_WEBHOOK_FORMAT, V_WEBHOOK_WAIT, V_END
 };
 
 static const cli_opt opts[] = {
@@ -77,6 +79,7 @@ static const cli_opt opts[] = {
 		       "follow the LOG operands as scan --follow does (rotation, truncation) and count "
 		       "them on /metrics: deliveries, rejects, the follower's health (docs/metrics.md); "
 		       "they are opened after --user applies; SIGHUP then stops the server too" },
+	HOOK_OPT_LINES(V_WEBHOOK, V_WEBHOOK_SECRET, V_WEBHOOK_EVENTS, V_WEBHOOK_FORMAT, V_WEBHOOK_WAIT),
 	[V_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -143,6 +146,8 @@ typedef struct serve_args {
 	const char *hosts[HTTPD_MAX_HOSTS / 2]; /* --allowed-host */
 	const char *origins[HTTPD_MAX_ORIGINS]; /* --cors-origin */
 	int follow;        /* --follow */
+	hook hook;         /* --webhook */
+	scan_live *live;   /* --follow, beside the server */
 } serve_args;
 
 /* A repeatable option's value into list (of cap); an exit status when full. */
@@ -237,6 +242,9 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case V_FOLLOW:
 		a->follow = 1;
 		break;
+	case V_WEBHOOK: case V_WEBHOOK_SECRET: case V_WEBHOOK_EVENTS: case V_WEBHOOK_FORMAT:
+	case V_WEBHOOK_WAIT:
+		return hook_opt(&a->hook, p, id - V_WEBHOOK);
 	}
 	return -1;
 }
@@ -259,6 +267,30 @@ static int store_setup(serve_args *a)
 	return -1;
 }
 
+/* Beside the server, once --user applies: the followed logs and the webhook sender. */
+static int side_start(void *ctx)
+{
+	serve_args *a = ctx;
+
+	if (a->live && scan_live_start(a->live) < 0)
+		return -1;
+	if (hook_start(&a->hook, a->store.url, &a->store.policy, "serve") < 0) {
+		if (a->live)
+			scan_live_stop(a->live);
+		return -1;
+	}
+	return 0;
+}
+
+static void side_stop(void *ctx)
+{
+	serve_args *a = ctx;
+
+	hook_stop(&a->hook);
+	if (a->live)
+		scan_live_stop(a->live);
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	serve_args a = { .rules = NULL };
@@ -279,6 +311,10 @@ int cmd_serve(int argc, char **argv)
 		return cli_usage(&serve_cmd, "--max-body-total must be at least --max-body");
 	if (httpd_events_init(&a.keys, err, sizeof(err)) < 0)
 		return cli_usage(&serve_cmd, "%s", err);
+	if ((rc = hook_ready(&a.hook, &serve_cmd, a.store.url || (getenv("SMTPDIAG_STORE") &&
+								 *getenv("SMTPDIAG_STORE")))) >= 0)
+		return rc;
+	a.store.outbox = a.hook.url ? a.hook.events : 0;
 	if ((rc = store_setup(&a)) >= 0)
 		return rc;
 	if ((rc = cli_rules_load("serve", a.rules, &rules)) >= 0)
@@ -293,10 +329,13 @@ int cmd_serve(int argc, char **argv)
 	if (a.follow) {
 		live.paths = argv + first;
 		live.n = argc - first;
-		c->side_start = scan_live_start;
-		c->side_stop = scan_live_stop;
-		c->side_ctx = &live;
+		a.live = &live;
 		logmetrics_enable();
+	}
+	if (a.follow || a.hook.url) {
+		c->side_start = side_start;
+		c->side_stop = side_stop;
+		c->side_ctx = &a;
 	}
 	if (httpd_mhd_load(err, sizeof(err)) < 0) {
 		cli_err("serve: %s", err);
