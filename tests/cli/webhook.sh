@@ -10,115 +10,8 @@
 # attempts it records. The receiver runs as nobody when the test runs as root.
 . "$(dirname "$0")/lib.sh"
 
-need python3 curl
-RECV=$(cd "$(dirname "$0")" && pwd)/helpers/webhook_receiver.py
-ABSBIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
-PIDS=""
-unset SMTPDIAG_STORE SMTPDIAG_POLICY
+. "$(dirname "$0")/webhook_lib.sh"
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT INT TERM
-AS=""
-[ "$(id -u)" -eq 0 ] && AS="runuser -u nobody --"
-mkdir "$TMP/r" && chmod 777 "$TMP/r" && chmod 755 "$TMP"
-printf 'shared-secret-1\n' >"$TMP/key"
-printf 'another-secret\n' >"$TMP/r/wrong"
-cp "$TMP/key" "$TMP/r/key"
-chmod 644 "$TMP/key" "$TMP/r/key" "$TMP/r/wrong"
-
-# a free loopback port, kept for every start of the receiver
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-HOOK="http://127.0.0.1:$PORT/hook"
-RPID=""
-
-# logged: the requests the receiver logged so far
-logged() {
-	cat "$TMP/r/log" 2>/dev/null | grep -c .
-}
-
-# recv_start [KEYFILE]: the receiver on $PORT, logging to $TMP/r/log
-recv_start() {
-	rm -f "$TMP/r/port"
-	$AS python3 "$RECV" --port "$PORT" --port-file "$TMP/r/port" --secret "${1:-$TMP/r/key}" \
-		--log "$TMP/r/log" --status-file "$TMP/r/status" 2>"$TMP/recv.err" &
-	RPID=$!
-	PIDS="$PIDS $RPID"
-	for _ in $(seq 100); do [ -s "$TMP/r/port" ] && break; sleep 0.1; done
-	[ -s "$TMP/r/port" ] || { echo "not ok - the receiver did not start"; cat "$TMP/recv.err"; exit 1; }
-}
-recv_stop() {
-	kill "$RPID" 2>/dev/null
-	wait "$RPID" 2>/dev/null
-	RPID=""
-}
-
-# events FILE N START: SendGrid events, N rounds over three addresses (a
-# deferral, then another, then a bounce each), interleaved, ids from START
-events() {
-	python3 - "$1" "$2" "$3" <<'EOF'
-import json, sys
-out, n, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-ev = []
-for r in range(n):
-    for a in range(3):
-        i = start + r * 3 + a
-        e = {"email": "user%d@mail.example.net" % a, "timestamp": 1709547300 + i,
-             "sg_event_id": "ev%06d" % i, "sg_message_id": "m%06d.filter0001" % i}
-        if r % 3 == 2:
-            e.update(event="bounce", type="bounce", status="5.1.1",
-                     reason="550 5.1.1 The email account that you tried to reach does not exist.")
-        else:
-            e.update(event="deferred", response="451 4.7.1 Greylisted, please try again later",
-                     attempt="1")
-        ev.append(e)
-json.dump(ev, open(out, "w"))
-EOF
-}
-
-# mark STORE: the last item of the store's outbox so far (0: none)
-mark() {
-	python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT coalesce(max(seq), 0) FROM outbox").fetchone()[0])' "$1"
-}
-
-# check_log STORE [MARK]: every item of the store's outbox after MARK was
-# delivered and received once after de-duplication by delivery id, every
-# signature verified, a second copy only with a later attempt, and each
-# address's items in outbox order
-check_log() {
-	python3 - "$TMP/r/log" "$1" "${2:-0}" <<'EOF'
-import json, sqlite3, sys
-log = [json.loads(l) for l in open(sys.argv[1])]
-db = sqlite3.connect(sys.argv[2])
-rows = db.execute("SELECT id, address, state FROM outbox WHERE seq > ? ORDER BY seq, id",
-                  (int(sys.argv[3]),)).fetchall()
-if any(s != "d" for _, _, s in rows):
-    print("not every item was delivered")
-    sys.exit(0)
-rows = [(i, a) for i, a, _ in rows]
-ok = [r for r in log if r["status"] == 200]
-bad = []
-if not all(r["verified"] for r in log):
-    bad.append("a signature did not verify")
-if any(r["id"] != r["delivery"] for r in log):
-    bad.append("a body's id is not its Smtpdiag-Delivery")
-seen = {}
-for r in ok:
-    if r["delivery"] in seen and r["attempt"] <= seen[r["delivery"]]:
-        bad.append("%s delivered twice without a retry" % r["delivery"])
-    seen.setdefault(r["delivery"], r["attempt"])
-want = set(i for i, _ in rows)
-if set(seen) != want:
-    bad.append("delivered %d ids, the outbox has %d delivered" % (len(seen), len(want)))
-first = []
-for r in ok:
-    if r["delivery"] not in [f["delivery"] for f in first]:
-        first.append(r)
-for addr in set(a for _, a in rows):
-    got = [r["delivery"] for r in first if r["address"] == addr]
-    exp = [i for i, a in rows if a == addr]
-    if got != exp:
-        bad.append("%s: out of order" % addr)
-print("; ".join(bad) if bad else "fine")
-EOF
-}
 
 # --- usage ---
 events "$TMP/ev1.json" 3 0
@@ -232,7 +125,7 @@ ok_if "$(python3 -c 'import json,sys; l=[json.loads(x) for x in open(sys.argv[1]
 
 # --- listmonk's bounce body, credentials in the URL ---
 rm -f "$TMP/r/log"
-LM="http://api:tok3n@127.0.0.1:$PORT/api/bounces"
+LM="http://api:tok3n@127.0.0.1:$RPORT/api/bounces"
 expect_exit 0 "--webhook-format listmonk" -- \
 	"$BIN" decode --store "sqlite:$TMP/s3.db" --webhook "$LM" --webhook-secret-file "$TMP/key" \
 	--webhook-format listmonk "$TMP/ev1.json"
