@@ -20,6 +20,7 @@
 #include "cli_store.h"
 #include "opts.h"
 #include "store_out.h"
+#include "webhook.h"
 
 enum { T_STORE, T_POLICY, T_SOFT_LIMIT, T_SOFT_WINDOW, T_SOFT_DAYS, T_HARD_DAYS, T_DOMAIN, T_REASON,
        T_SINCE, T_FORMAT, T_BY, T_OLDER, T_RETRY_FAILED, T_OUTBOX, T_END };
@@ -147,11 +148,7 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case T_BY: a->by = p->value; break;
 	case T_RETRY_FAILED: break;
 	case T_OUTBOX:
-		if (!strcmp(p->value, "verdicts"))
-			a->outbox = SMTPDIAG_OUTBOX_VERDICTS;
-		else if (!strcmp(p->value, "suppressions"))
-			a->outbox = SMTPDIAG_OUTBOX_SUPPRESSIONS;
-		else
+		if ((a->outbox = hook_events(p->value)) < 0)
 			return cli_bad_value(p, "verdicts or suppressions");
 		break;
 	case T_OLDER:

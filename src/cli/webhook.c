@@ -25,6 +25,15 @@
 
 #define HOOK_MAX_HEADER (SMTPDIAG_OUTBOX_MAX_ANSWER + 400) /* bytes of one request header */
 
+int hook_events(const char *v)
+{
+	if (!strcmp(v, "verdicts"))
+		return SMTPDIAG_OUTBOX_VERDICTS;
+	if (!strcmp(v, "suppressions"))
+		return SMTPDIAG_OUTBOX_SUPPRESSIONS;
+	return -1;
+}
+
 int hook_opt(hook *h, const cli_parse *p, int which)
 {
 	char *end;
@@ -41,11 +50,7 @@ int hook_opt(hook *h, const cli_parse *p, int which)
 		h->secret_file = p->value;
 		break;
 	case 2:
-		if (!strcmp(p->value, "verdicts"))
-			h->events = SMTPDIAG_OUTBOX_VERDICTS;
-		else if (!strcmp(p->value, "suppressions"))
-			h->events = SMTPDIAG_OUTBOX_SUPPRESSIONS;
-		else
+		if ((h->events = hook_events(p->value)) < 0)
 			return cli_bad_value(p, "verdicts or suppressions");
 		break;
 	case 3:

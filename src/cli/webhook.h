@@ -56,6 +56,8 @@ typedef struct hook {
 	uint64_t delivered, failed, retried;
 } hook;
 
+/* "verdicts" or "suppressions" -> SMTPDIAG_OUTBOX_*; -1 for anything else. */
+int hook_events(const char *v);
 /* One of the options above (which: 0 webhook .. 4 wait). -1, or the usage exit status. */
 int hook_opt(hook *h, const cli_parse *p, int which);
 /* After the options: the usage errors (no store, no secret), the key read,

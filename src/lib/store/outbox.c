@@ -24,16 +24,8 @@ struct st_ob_cand {
 	int fresh;                    /* as s->ob_fresh after the add */
 };
 
-static const char *const ob_schema[] = {
-	/* as in st_schema, for a store made before the outbox */
-	"CREATE TABLE IF NOT EXISTS outbox (id TEXT PRIMARY KEY, seq BIGINT NOT NULL,"
-	" address TEXT NOT NULL, event TEXT NOT NULL, body TEXT NOT NULL, state TEXT NOT NULL,"
-	" created BIGINT NOT NULL, tries INTEGER NOT NULL, next_at BIGINT NOT NULL,"
-	" answer TEXT NOT NULL)",
-	"CREATE INDEX IF NOT EXISTS outbox_order ON outbox (state, address, seq)",
-	"CREATE INDEX IF NOT EXISTS outbox_seq ON outbox (seq)",
-	NULL
-};
+/* as in st_schema, for a store made before the outbox */
+static const char *const ob_schema[] = { ST_OUTBOX_TABLE, ST_OUTBOX_ORDER, ST_OUTBOX_SEQ, NULL };
 
 static int64_t ob_now(int64_t now)
 {

@@ -44,12 +44,7 @@ const char *const st_schema[] = {
 	 * its batch; id is the delivery id (text: the same SQL on both), seq the
 	 * order of writing (max + 1 in the writer's transaction), state p pending,
 	 * d delivered, f failed */
-	"CREATE TABLE IF NOT EXISTS outbox (id TEXT PRIMARY KEY, seq BIGINT NOT NULL,"
-	" address TEXT NOT NULL, event TEXT NOT NULL, body TEXT NOT NULL, state TEXT NOT NULL,"
-	" created BIGINT NOT NULL, tries INTEGER NOT NULL, next_at BIGINT NOT NULL,"
-	" answer TEXT NOT NULL)",
-	"CREATE INDEX IF NOT EXISTS outbox_order ON outbox (state, address, seq)",
-	"CREATE INDEX IF NOT EXISTS outbox_seq ON outbox (seq)",
+	ST_OUTBOX_TABLE, ST_OUTBOX_ORDER, ST_OUTBOX_SEQ,
 	NULL
 };
 

@@ -122,6 +122,15 @@ struct smtpdiag_store {
 
 extern const st_backend st_sqlite, st_pg;
 
+/* The outbox's table (outbox.c), in st_schema and made again by outbox.c on a
+ * store made before it. */
+#define ST_OUTBOX_TABLE "CREATE TABLE IF NOT EXISTS outbox (id TEXT PRIMARY KEY, seq BIGINT NOT NULL," \
+	" address TEXT NOT NULL, event TEXT NOT NULL, body TEXT NOT NULL, state TEXT NOT NULL," \
+	" created BIGINT NOT NULL, tries INTEGER NOT NULL, next_at BIGINT NOT NULL," \
+	" answer TEXT NOT NULL)"
+#define ST_OUTBOX_ORDER "CREATE INDEX IF NOT EXISTS outbox_order ON outbox (state, address, seq)"
+#define ST_OUTBOX_SEQ "CREATE INDEX IF NOT EXISTS outbox_seq ON outbox (seq)"
+
 /* sql.c: the schema and the statements both backends run. */
 extern const char *const st_schema[];
 extern const char st_event_cols[];   /* 17 columns, in st_rec's order */
