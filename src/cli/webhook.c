@@ -302,7 +302,7 @@ static int on_item(void *ctx, const smtpdiag_outbox_item *it)
 	return 0;
 }
 
-static int pass(hook *h, smtpdiag_store *s, CURL *c, int *sent, const char *cmd)
+static int pass(hook *h, smtpdiag_store *s, CURL *c, int64_t deadline, int *sent, const char *cmd)
 {
 	taken t;
 	smtpdiag_error err = { 0, "" };
@@ -315,9 +315,10 @@ static int pass(hook *h, smtpdiag_store *s, CURL *c, int *sent, const char *cmd)
 		cli_err("%s: webhook: the outbox: %s", cmd, t.oom ? "out of memory" : err.message);
 		rc = -1;
 	}
-	*sent = t.n;
-	for (int i = 0; rc == 0 && i < t.n && !h->stop; i++) {
+	*sent = 0;
+	for (int i = 0; rc == 0 && i < t.n && !h->stop && (!deadline || (int64_t)time(NULL) < deadline); i++) {
 		int out = post(h, c, &t.it[i], &a);
+		(*sent)++;
 		if ((rc = smtpdiag_store_outbox_done(s, t.it[i].id, out, a.text, 0, &err)) < 0) {
 			cli_err("%s: webhook: the outbox: %s", cmd, err.message);
 			rc = -1;
@@ -357,7 +358,7 @@ int hook_drain(hook *h, smtpdiag_store *s, int64_t deadline, const char *cmd)
 		return -1;
 	}
 	while (!h->stop) {
-		if ((rc = pass(h, s, c, &sent, cmd)) < 0)
+		if ((rc = pass(h, s, c, deadline, &sent, cmd)) < 0)
 			break;
 		if (sent)
 			continue;

@@ -61,7 +61,10 @@ int smtpdiag_store_outbox(smtpdiag_store *s, int events, smtpdiag_error *err)
 
 int st_outbox_note(smtpdiag_store *s, const st_rec *r, smtpdiag_error *err)
 {
-	smtpdiag_store_event e;
+	/* the record as the store keeps it, in the order of smtpdiag_store_event */
+	smtpdiag_store_event e = { r->key, st_kind_name(r->kind), r->ts, r->reason, r->status, r->replycode,
+				   r->action, r->advice, r->addresser, r->senderdomain, r->origin, r->diag,
+				   r->hardbounce, r->retry };
 	struct st_ob_cand *c;
 	sd_buf rec;
 	size_t kn = strlen(r->key), an = strlen(r->recipient);
@@ -79,20 +82,6 @@ int st_outbox_note(smtpdiag_store *s, const st_rec *r, smtpdiag_error *err)
 		s->ob = n;
 		s->ob_cap = cap;
 	}
-	e.key = r->key;
-	e.kind = st_kind_name(r->kind);
-	e.timestamp = r->ts;
-	e.reason = r->reason;
-	e.status = r->status;
-	e.replycode = r->replycode;
-	e.action = r->action;
-	e.advice = r->advice;
-	e.addresser = r->addresser;
-	e.senderdomain = r->senderdomain;
-	e.origin = r->origin;
-	e.diagnosticcode = r->diag;
-	e.hardbounce = r->hardbounce;
-	e.retry = r->retry;
 	sd_buf_init(&rec);
 	sd_buf_put(&rec, r->key, kn + 1);
 	sd_buf_put(&rec, r->recipient, an + 1);
