@@ -923,6 +923,71 @@ int smtpdiag_store_complaint_rates(smtpdiag_store *s, smtpdiag_complaint_rate_fn
 int smtpdiag_store_prune(smtpdiag_store *s, int64_t before, uint64_t *events, uint64_t *addrs,
 			 smtpdiag_error *err);
 
+/* ---- store: the outbox of webhooks out (docs/webhooks-out.md) ----
+ * With smtpdiag_store_outbox() set, each batch also writes, in its own
+ * transaction, one outbox item per new record (SMTPDIAG_OUTBOX_VERDICTS) or
+ * per address that becomes suppressed (SMTPDIAG_OUTBOX_SUPPRESSIONS; and
+ * smtpdiag_store_release() of a suppressed address writes "released"). An
+ * item's body is JSON: {"id","event":"verdict"|"suppressed"|"released",
+ * "address","record":{...}} (a suppression also has "state"). Items are taken
+ * in the order they were written, per address: smtpdiag_store_outbox_next()
+ * gives only the oldest pending item of each address, when it is due. The
+ * sender says how each went with smtpdiag_store_outbox_done(); a retry is due
+ * SMTPDIAG_OUTBOX_RETRY_FIRST seconds later, doubling with each try, at most
+ * SMTPDIAG_OUTBOX_RETRY_MAX. Delivered items are kept (their ids are not sent
+ * again) until smtpdiag_store_prune() deletes those written before its time. */
+#define SMTPDIAG_OUTBOX_VERDICTS 1
+#define SMTPDIAG_OUTBOX_SUPPRESSIONS 2
+#define SMTPDIAG_OUTBOX_RETRY_FIRST 1      /* seconds before the first retry */
+#define SMTPDIAG_OUTBOX_RETRY_MAX 600      /* seconds between retries at most */
+#define SMTPDIAG_OUTBOX_MAX_ANSWER 200     /* bytes of a receiver's answer kept */
+#define SMTPDIAG_OUTBOX_MAX_NEXT 1000      /* items one smtpdiag_store_outbox_next() gives at most */
+
+/* Which items the records added from now write: 0 (none, the default),
+ * SMTPDIAG_OUTBOX_VERDICTS or SMTPDIAG_OUTBOX_SUPPRESSIONS. SMTPDIAG_EINVAL
+ * for another value, or when a batch is open. */
+int smtpdiag_store_outbox(smtpdiag_store *s, int events, smtpdiag_error *err);
+
+/* One item. Strings are never NULL and live during the callback. */
+typedef struct smtpdiag_outbox_item {
+	const char *id;          /* the delivery id: the same on every try */
+	const char *address;     /* "" when the record names no recipient */
+	const char *event;       /* "verdict", "suppressed" or "released" */
+	const char *body;        /* the JSON body */
+	int tries;               /* tries made so far */
+	int64_t created;         /* when it was written (Unix seconds) */
+} smtpdiag_outbox_item;
+typedef int (*smtpdiag_outbox_fn)(void *ctx, const smtpdiag_outbox_item *it);
+
+/* The items due at now (0: now), at most max (1..SMTPDIAG_OUTBOX_MAX_NEXT),
+ * oldest first, each the oldest pending item of its address, to fn (non-zero
+ * stops and is returned). */
+int smtpdiag_store_outbox_next(smtpdiag_store *s, int64_t now, unsigned max, smtpdiag_outbox_fn fn,
+			       void *ctx, smtpdiag_error *err);
+
+enum {
+	SMTPDIAG_OUTBOX_DELIVERED = 0, /* the receiver took it */
+	SMTPDIAG_OUTBOX_RETRY = 1,     /* try again later (the backoff above) */
+	SMTPDIAG_OUTBOX_FAILED = 2     /* the receiver refused it for good: kept, not sent again */
+};
+/* How the try of item id went, at now (0: now), with the receiver's answer
+ * (NULL: none; cut to SMTPDIAG_OUTBOX_MAX_ANSWER bytes). SMTPDIAG_ENOTFOUND
+ * when no pending item has that id. */
+int smtpdiag_store_outbox_done(smtpdiag_store *s, const char *id, int outcome, const char *answer,
+			       int64_t now, smtpdiag_error *err);
+
+typedef struct smtpdiag_outbox_counts {
+	uint64_t pending;        /* not delivered yet ... */
+	uint64_t due;            /* ... of which due at now */
+	uint64_t failed;         /* refused for good */
+	uint64_t delivered;
+	int64_t next_at;         /* when the next pending item is due (0: none pending) */
+} smtpdiag_outbox_counts;
+int smtpdiag_store_outbox_counts(smtpdiag_store *s, int64_t now, smtpdiag_outbox_counts *c,
+				 smtpdiag_error *err);
+/* Every failed item pending again, due at once; their number to *n (may be NULL). */
+int smtpdiag_store_outbox_retry(smtpdiag_store *s, uint64_t *n, smtpdiag_error *err);
+
 /* Append as one JSON object (no trailing newline). */
 void smtpdiag_addr_state_json(const smtpdiag_addr_state *a, smtpdiag_buf *out);
 void smtpdiag_store_event_json(const smtpdiag_store_event *e, smtpdiag_buf *out);

@@ -37,7 +37,7 @@ postfix             # tests/cli/socketmap*.sh: postmap, and a throw-away instanc
 groff-base          # tests/cli/manpages.sh renders the man pages
 man-db              # tests/cli/manpages.sh renders the man pages
 golang-go           # tests/cli/go_binding.sh builds and tests the Go binding (bindings/go)
-python3             # tests/cli/python.sh (the Python binding) and systemd.sh (a NOTIFY_SOCKET listener)
+python3             # tests/cli/python.sh (the Python binding), systemd.sh (a NOTIFY_SOCKET listener) and webhook.sh (the receiver)
 python3-pytest      # tests/cli/python.sh runs the Python binding's pytest tests
 python3-setuptools  # tests/cli/python.sh: pip installs the binding offline with setuptools
 python3-venv        # tests/cli/python.sh installs the binding into a throw-away venv

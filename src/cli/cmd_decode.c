@@ -10,8 +10,10 @@
 #include "input.h"
 #include "opts.h"
 #include "tally.h"
+#include "webhook.h"
 
-enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_RULES, D_WHY, D_ESP, D_ALL_EVENTS, D_TAXONOMY, D_REASONS, D_STORE, D_END };
+enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_RULES, D_WHY, D_ESP, D_ALL_EVENTS, D_TAXONOMY, D_REASONS, D_STORE,
+       D_WEBHOOK, D_WEBHOOK_SECRET, D_WEBHOOK_EVENTS, D_WEBHOOK_FORMAT, D_WEBHOOK_WAIT, D_END };
 
 #define MAX_TAXONOMIES 8 /* --taxonomy options kept */
 
@@ -48,6 +50,7 @@ static const cli_opt opts[] = {
 	[D_STORE] = { "store", 0, CLI_VALUE, "URL",
 		      "record the verdicts in the store (sqlite:PATH or postgresql://...) instead of "
 		      "printing them; the counts go to stderr" },
+	HOOK_OPT_LINES(D_WEBHOOK, D_WEBHOOK_SECRET, D_WEBHOOK_EVENTS, D_WEBHOOK_FORMAT, D_WEBHOOK_WAIT),
 	[D_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -84,6 +87,7 @@ typedef struct run {
 	int store;       /* --store given */
 	int store_dead;  /* the store failed: stop recording */
 	cli_store st;
+	hook hook;       /* --webhook */
 	tally t;
 } run;
 
@@ -343,6 +347,9 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		return add_taxonomy(p, r);
 	case D_REASONS:
 		return reasons_mode(p->cmd, p->value, "--reasons", r);
+	case D_WEBHOOK: case D_WEBHOOK_SECRET: case D_WEBHOOK_EVENTS: case D_WEBHOOK_FORMAT:
+	case D_WEBHOOK_WAIT:
+		return hook_opt(&r->hook, p, id - D_WEBHOOK);
 	}
 	return -1;
 }
@@ -351,6 +358,7 @@ int cmd_decode(int argc, char **argv)
 {
 	run r;
 	int first = argc, rc;
+	smtpdiag_error err = { 0, "" };
 	input_walker w;
 
 	memset(&r, 0, sizeof(r));
@@ -361,11 +369,21 @@ int cmd_decode(int argc, char **argv)
 		return rc;
 	if (first == argc)
 		return cli_usage(&decode_cmd, "no input given");
+	if (r.hook.url && r.summary)
+		return cli_usage(&decode_cmd, "--webhook records: leave out --summary");
+	if ((rc = hook_ready(&r.hook, &decode_cmd, r.store)) >= 0)
+		return rc;
 	if ((rc = cli_rules_load("decode", r.rules_path, &r.rules)) >= 0)
 		return rc;
 	if (r.store && !r.summary && (rc = cli_store_open(&r.st, "decode")) >= 0) {
 		smtpdiag_rules_free(r.rules);
 		return rc;
+	}
+	if (r.hook.url && smtpdiag_store_outbox(r.st.st, r.hook.events, &err) < 0) {
+		cli_err("decode: the store's outbox: %s", err.message);
+		smtpdiag_store_close(r.st.st);
+		smtpdiag_rules_free(r.rules);
+		return EXIT_FAIL_;
 	}
 	r.store = r.store && !r.summary;
 	r.dec = smtpdiag_decoder_new(r.flags);
@@ -395,6 +413,14 @@ int cmd_decode(int argc, char **argv)
 		smtpdiag_store_counts c;
 		smtpdiag_store_counts_get(r.st.st, &c);
 		rc = c.errors && rc == EXIT_OK_ ? EXIT_SOME_ : rc;
+		if (r.hook.url) {
+			int left = 0;
+			if (smtpdiag_store_flush(r.st.st, &err) < 0)
+				r.store_dead = cli_store_bad(&r.st, "decode", "-", 0, SMTPDIAG_ESTORE, &err);
+			else if ((left = hook_finish(&r.hook, r.st.st, "decode")) < 0)
+				r.store_dead = 1;
+			rc = left > 0 && rc == EXIT_OK_ ? EXIT_SOME_ : rc;
+		}
 		if (cli_store_finish(&r.st, "decode", stderr) || r.store_dead)
 			rc = EXIT_FAIL_;
 	}

@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "cli_store.h"
+#include "webhook.h"
 #include "cmd_scan.h"
 #include "opts.h"
 #include "../httpd/httpd.h"
@@ -30,7 +31,8 @@
 #define SCAN_PIECE_MIN ((off_t)8 << 20) /* -j --summary: bytes of a piece of one file, at least */
 
 enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_INCIDENTS,
-       S_METRICS_LISTEN, S_MESSAGES, S_WINDOW, S_REJECTS, S_END };
+       S_METRICS_LISTEN, S_MESSAGES, S_WINDOW, S_REJECTS, S_WEBHOOK, S_WEBHOOK_SECRET, S_WEBHOOK_EVENTS,
+       S_WEBHOOK_FORMAT, S_WEBHOOK_WAIT, S_END };
 
 static const cli_opt opts[] = {
 	[S_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -78,6 +80,7 @@ static const cli_opt opts[] = {
 	[S_REJECTS] = { "rejects", 0, CLI_FLAG, NULL,
 			"write only reject records: what this server refused a client (action "
 			"\"rejected\"); with --failures, both" },
+	HOOK_OPT_LINES(S_WEBHOOK, S_WEBHOOK_SECRET, S_WEBHOOK_EVENTS, S_WEBHOOK_FORMAT, S_WEBHOOK_WAIT),
 	[S_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -124,6 +127,7 @@ typedef struct scan_opts {
 	const char *metrics_listen; /* --metrics-listen */
 	int metrics;     /* count lines and records into /metrics (logmetrics.h) */
 	int count_only;  /* serve --follow: write no records */
+	hook hook;       /* --webhook */
 } scan_opts;
 
 /* What one thread reads at a time: an input, or a piece of one (-j over a
@@ -791,6 +795,9 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case S_REJECTS:
 		o->rejects = 1;
 		break;
+	case S_WEBHOOK: case S_WEBHOOK_SECRET: case S_WEBHOOK_EVENTS: case S_WEBHOOK_FORMAT:
+	case S_WEBHOOK_WAIT:
+		return hook_opt(&o->hook, p, id - S_WEBHOOK);
 	}
 	return -1;
 }
@@ -820,6 +827,8 @@ static int parse_args(int argc, char **argv, scan_opts *o, int *first)
 			    o->rejects || o->incidents))
 		return cli_usage(&scan_cmd, "--messages joins all inputs in one thread into JSON Lines; leave out "
 					    "-j, --follow, --summary, --incidents, --store, --failures, --rejects and --format text");
+	if ((rc = hook_ready(&o->hook, &scan_cmd, o->store_url != NULL)) >= 0)
+		return rc;
 	return cli_rules_load("scan", o->rules_path, &o->rules);
 }
 
@@ -940,6 +949,7 @@ static int finish(const scan_opts *o, worker *ws, int nw, int outerr)
 
 static int store_open(scan_opts *o)
 {
+	smtpdiag_error err = { 0, "" };
 	int rc;
 
 	if (!(o->st = calloc(1, sizeof(*o->st)))) {
@@ -953,6 +963,22 @@ static int store_open(scan_opts *o)
 		return rc;
 	}
 	pthread_mutex_init(&o->st->mu, NULL);
+	if (o->hook.url && smtpdiag_store_outbox(o->st->cs.st, o->hook.events, &err) < 0) {
+		cli_err("scan: the store's outbox: %s", err.message);
+		smtpdiag_store_close(o->st->cs.st);
+		pthread_mutex_destroy(&o->st->mu);
+		free(o->st);
+		o->st = NULL;
+		return EXIT_FAIL_;
+	}
+	/* --follow sends beside the follower; else at the end, as decode does */
+	if (o->hook.url && o->follow && hook_start(&o->hook, o->store_url, NULL, "scan") < 0) {
+		smtpdiag_store_close(o->st->cs.st);
+		pthread_mutex_destroy(&o->st->mu);
+		free(o->st);
+		o->st = NULL;
+		return EXIT_FAIL_;
+	}
 	return -1;
 }
 
@@ -964,6 +990,18 @@ static int store_close(scan_opts *o, int rc)
 	smtpdiag_store_counts_get(o->st->cs.st, &c);
 	if (c.errors && rc == EXIT_OK_)
 		rc = EXIT_SOME_;
+	hook_stop(&o->hook);
+	if (o->follow && !o->hook.wait_set)
+		o->hook.wait = 0; /* stopping: one pass, the rest waits in the outbox */
+	if (o->hook.url) {
+		smtpdiag_error err = { 0, "" };
+		int left = 0;
+		if (smtpdiag_store_flush(o->st->cs.st, &err) < 0)
+			o->st->dead = cli_store_bad(&o->st->cs, "scan", "-", 0, SMTPDIAG_ESTORE, &err);
+		else if ((left = hook_finish(&o->hook, o->st->cs.st, "scan")) < 0)
+			o->st->dead = 1;
+		rc = left > 0 && rc == EXIT_OK_ ? EXIT_SOME_ : rc;
+	}
 	if (cli_store_finish(&o->st->cs, "scan", stderr) || o->st->dead)
 		rc = EXIT_FAIL_;
 	pthread_mutex_destroy(&o->st->mu);

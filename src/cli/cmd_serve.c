@@ -7,13 +7,15 @@
 #include "cli_store.h"
 #include "cmd_scan.h"
 #include "opts.h"
+#include "webhook.h"
 #include "../httpd/httpd.h"
 
 enum {
 	V_LISTEN, V_MAX_BODY, V_MAX_HEADER, V_MAX_BODY_TOTAL, V_MAX_CONN, V_MAX_CONN_PER_IP, V_TIMEOUT,
 	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_LOG_FORMAT, V_RULES, V_MAILGUN_KEY, V_POSTMARK_AUTH,
 	V_SENDGRID_KEY, V_STORE, V_TOKEN_FILE, V_OPEN_READS, V_ALLOWED_HOST, V_CORS_ORIGIN, V_FOLLOW,
-	V_SOCKETMAP, V_SOCKETMAP_NAME, V_SOCKETMAP_MODE, V_SOCKETMAP_HARDEN, V_END
+	V_SOCKETMAP, V_SOCKETMAP_NAME, V_SOCKETMAP_MODE, V_SOCKETMAP_HARDEN,
+	V_WEBHOOK, V_WEBHOOK_SECRET, V_WEBHOOK_EVENTS, V_WEBHOOK_FORMAT, V_WEBHOOK_WAIT, V_END
 };
 
 static const cli_opt opts[] = {
@@ -90,6 +92,7 @@ static const cli_opt opts[] = {
 	[V_SOCKETMAP_HARDEN] = { "socketmap-harden", 0, CLI_FLAG, NULL,
 				 "also make a 4XX 5XX where the verdict reads the text as a hard bounce "
 				 "(no such user or domain)" },
+	HOOK_OPT_LINES(V_WEBHOOK, V_WEBHOOK_SECRET, V_WEBHOOK_EVENTS, V_WEBHOOK_FORMAT, V_WEBHOOK_WAIT),
 	[V_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -160,6 +163,9 @@ typedef struct serve_args {
 	const char *origins[HTTPD_MAX_ORIGINS]; /* --cors-origin */
 	int follow;        /* --follow */
 	sm_config sm;      /* --socketmap (sm.addr NULL: none), --socketmap-* */
+	int smon;          /* the socketmap is open */
+	hook hook;         /* --webhook */
+	scan_live *live;   /* --follow, beside the server */
 } serve_args;
 
 /* A repeatable option's value into list (of cap); an exit status when full. */
@@ -275,6 +281,9 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case V_SOCKETMAP_HARDEN:
 		a->sm.harden = 1;
 		break;
+	case V_WEBHOOK: case V_WEBHOOK_SECRET: case V_WEBHOOK_EVENTS: case V_WEBHOOK_FORMAT:
+	case V_WEBHOOK_WAIT:
+		return hook_opt(&a->hook, p, id - V_WEBHOOK);
 	}
 	return -1;
 }
@@ -297,28 +306,37 @@ static int store_setup(serve_args *a)
 	return -1;
 }
 
-/* The work beside the server: following logs, the socketmap. */
-typedef struct serve_side {
-	scan_live *live; /* NULL: no --follow */
-	int sm;          /* --socketmap */
-} serve_side;
-
-static int side_start(void *arg)
+/* Beside the server, once --user applies: the followed logs, the socketmap and
+ * the webhook sender. */
+static int side_start(void *ctx)
 {
-	serve_side *s = arg;
+	serve_args *a = ctx;
 
-	if (s->sm && sm_start() < 0)
+	if (a->smon && sm_start() < 0)
 		return -1;
-	return s->live ? scan_live_start(s->live) : 0;
+	if (a->live && scan_live_start(a->live) < 0) {
+		if (a->smon)
+			sm_stop();
+		return -1;
+	}
+	if (hook_start(&a->hook, a->store.url, &a->store.policy, "serve") < 0) {
+		if (a->live)
+			scan_live_stop(a->live);
+		if (a->smon)
+			sm_stop();
+		return -1;
+	}
+	return 0;
 }
 
-static void side_stop(void *arg)
+static void side_stop(void *ctx)
 {
-	serve_side *s = arg;
+	serve_args *a = ctx;
 
-	if (s->live)
-		scan_live_stop(s->live);
-	if (s->sm)
+	hook_stop(&a->hook);
+	if (a->live)
+		scan_live_stop(a->live);
+	if (a->smon)
 		sm_stop();
 }
 
@@ -330,7 +348,6 @@ int cmd_serve(int argc, char **argv)
 	int first = argc, rc;
 	smtpdiag_rules *rules = NULL;
 	scan_live live = { .w = NULL };
-	serve_side side = { NULL, 0 };
 
 	a.sm.name = SM_NAME;
 	a.sm.mode = SM_MODE;
@@ -345,6 +362,10 @@ int cmd_serve(int argc, char **argv)
 		return cli_usage(&serve_cmd, "--max-body-total must be at least --max-body");
 	if (httpd_events_init(&a.keys, err, sizeof(err)) < 0)
 		return cli_usage(&serve_cmd, "%s", err);
+	if ((rc = hook_ready(&a.hook, &serve_cmd, a.store.url || (getenv("SMTPDIAG_STORE") &&
+								 *getenv("SMTPDIAG_STORE")))) >= 0)
+		return rc;
+	a.store.outbox = a.hook.url ? a.hook.events : 0;
 	if ((rc = store_setup(&a)) >= 0)
 		return rc;
 	if ((rc = cli_rules_load("serve", a.rules, &rules)) >= 0)
@@ -359,7 +380,7 @@ int cmd_serve(int argc, char **argv)
 	if (a.follow) {
 		live.paths = argv + first;
 		live.n = argc - first;
-		side.live = &live;
+		a.live = &live;
 		logmetrics_enable();
 	}
 	a.sm.rules = rules;
@@ -370,12 +391,12 @@ int cmd_serve(int argc, char **argv)
 			smtpdiag_rules_free(rules);
 			return EXIT_USAGE_;
 		}
-		side.sm = 1;
+		a.smon = 1;
 	}
-	if (side.live || side.sm) {
+	if (a.follow || a.hook.url || a.smon) {
 		c->side_start = side_start;
 		c->side_stop = side_stop;
-		c->side_ctx = &side;
+		c->side_ctx = &a;
 	}
 	if (httpd_mhd_load(err, sizeof(err)) < 0) {
 		cli_err("serve: %s", err);
@@ -384,7 +405,7 @@ int cmd_serve(int argc, char **argv)
 		cli_err("serve: %s", err);
 		rc = strstr(err, "memory") ? EXIT_FAIL_ : EXIT_USAGE_;
 	}
-	if (side.sm)
+	if (a.smon)
 		sm_stop(); /* the socket made, also when the server did not start */
 	scan_counter_free(live.w);
 	smtpdiag_rules_free(rules);

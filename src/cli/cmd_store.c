@@ -7,6 +7,7 @@
  *	store stats                  counts by kind, reason, domain, day, sender;
  *	                             the complaint rate per sending domain and day
  *	store prune --older-than N   forget events older than N days
+ *	store outbox                 the webhooks out: pending, failed, delivered
  *
  * One option table for all of them; each option says which subcommands take it. */
 #include <errno.h>
@@ -20,9 +21,10 @@
 #include "cli_store.h"
 #include "opts.h"
 #include "store_out.h"
+#include "webhook.h"
 
 enum { T_STORE, T_POLICY, T_SOFT_LIMIT, T_SOFT_WINDOW, T_SOFT_DAYS, T_HARD_DAYS, T_DOMAIN, T_REASON,
-       T_SINCE, T_FORMAT, T_BY, T_OLDER, T_END };
+       T_SINCE, T_FORMAT, T_BY, T_OLDER, T_RETRY_FAILED, T_OUTBOX, T_END };
 
 static const cli_opt opts[] = {
 	[T_STORE] = { "store", 0, CLI_VALUE, "URL",
@@ -43,6 +45,11 @@ static const cli_opt opts[] = {
 		       "output of suppressed, show and stats (default text; csv for suppressed only)" },
 	[T_BY] = { "by", 0, CLI_VALUE, "NAME", "release: who releases (default: the user name)" },
 	[T_OLDER] = { "older-than", 0, CLI_VALUE, "DAYS", "prune: forget events older than DAYS days" },
+	[T_RETRY_FAILED] = { "retry-failed", 0, CLI_FLAG, NULL,
+			     "outbox: make the items a receiver refused pending again, to be sent at once" },
+	[T_OUTBOX] = { "outbox", 0, CLI_VALUE, "EVENTS",
+		       "ingest, release: also write webhook items to the outbox: verdicts or suppressions "
+		       "(sent by decode, scan --follow or serve with --webhook; docs/webhooks-out.md)" },
 	[T_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -54,6 +61,7 @@ static const cli_cmd store_cmd = {
 	"       smtpdiag store release ADDRESS [--by NAME]\n"
 	"       smtpdiag store stats [--format json|text]\n"
 	"       smtpdiag store prune --older-than DAYS\n"
+	"       smtpdiag store outbox [--retry-failed] [--format json|text]\n"
 	"\n"
 	"Bounce history and suppression. ingest records verdict JSON Lines (the output\n"
 	"of decode and scan; standard input when no FILE is given); the same record\n"
@@ -76,6 +84,7 @@ typedef struct args {
 	int64_t since;
 	long older;
 	int format;          /* OUT_* */
+	int outbox;          /* --outbox: SMTPDIAG_OUTBOX_* */
 } args;
 
 /* which subcommands take an option besides --store and the policy */
@@ -84,12 +93,13 @@ static const struct {
 	unsigned takes;
 	int min_ops, max_ops;
 } subs[] = {
-	{ "ingest", 0, 0, 1 << 30 },
+	{ "ingest", 1u << T_OUTBOX, 0, 1 << 30 },
 	{ "suppressed", 1u << T_DOMAIN | 1u << T_REASON | 1u << T_SINCE | 1u << T_FORMAT, 0, 0 },
 	{ "show", 1u << T_FORMAT, 1, 1 },
-	{ "release", 1u << T_BY, 1, 1 },
+	{ "release", 1u << T_BY | 1u << T_OUTBOX, 1, 1 },
 	{ "stats", 1u << T_FORMAT, 0, 0 },
 	{ "prune", 1u << T_OLDER, 0, 0 },
+	{ "outbox", 1u << T_RETRY_FAILED | 1u << T_FORMAT, 0, 0 },
 };
 #define COMMON_OPTS (1u << T_STORE | 1u << T_POLICY | 1u << T_SOFT_LIMIT | 1u << T_SOFT_WINDOW | \
 		     1u << T_SOFT_DAYS | 1u << T_HARD_DAYS)
@@ -139,6 +149,11 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 			return cli_bad_value(p, "json, csv or text");
 		break;
 	case T_BY: a->by = p->value; break;
+	case T_RETRY_FAILED: break;
+	case T_OUTBOX:
+		if ((a->outbox = hook_events(p->value)) < 0)
+			return cli_bad_value(p, "verdicts or suppressions");
+		break;
 	case T_OLDER:
 		if (!(n = cli_number(p->value, 1, 36500)) && strcmp(p->value, "0"))
 			return cli_bad_value(p, "a number of days");
@@ -210,6 +225,32 @@ static int do_prune(args *a)
 	return EXIT_OK_;
 }
 
+static int do_outbox(args *a)
+{
+	smtpdiag_error err = { 0, "" };
+	smtpdiag_outbox_counts c;
+	uint64_t again = 0;
+
+	if ((a->given & (1u << T_RETRY_FAILED)) && smtpdiag_store_outbox_retry(a->st.st, &again, &err) < 0) {
+		cli_err("store outbox: %s", err.message);
+		return EXIT_FAIL_;
+	}
+	if (smtpdiag_store_outbox_counts(a->st.st, 0, &c, &err) < 0) {
+		cli_err("store outbox: %s", err.message);
+		return EXIT_FAIL_;
+	}
+	if (a->format == OUT_JSON)
+		printf("{\"pending\":%llu,\"due\":%llu,\"failed\":%llu,\"delivered\":%llu,\"next_at\":%lld,"
+		       "\"retried\":%llu}\n", (unsigned long long)c.pending, (unsigned long long)c.due,
+		       (unsigned long long)c.failed, (unsigned long long)c.delivered, (long long)c.next_at,
+		       (unsigned long long)again);
+	else
+		printf("pending %llu (due %llu), failed %llu, delivered %llu; made pending again %llu\n",
+		       (unsigned long long)c.pending, (unsigned long long)c.due, (unsigned long long)c.failed,
+		       (unsigned long long)c.delivered, (unsigned long long)again);
+	return EXIT_OK_;
+}
+
 static int dispatch(args *a, int sub, char **ops, int n)
 {
 	smtpdiag_store_filter f = { a->domain, a->reason, a->since, 0, NULL };
@@ -220,6 +261,7 @@ static int dispatch(args *a, int sub, char **ops, int n)
 	case 2: return out_show(a->st.st, ops[0], a->format);
 	case 3: return do_release(a, ops[0]);
 	case 4: return out_stats(a->st.st, a->format);
+	case 6: return do_outbox(a);
 	default: return do_prune(a);
 	}
 }
@@ -246,13 +288,14 @@ int cmd_store(int argc, char **argv)
 {
 	args a;
 	int first = argc, rc, sub = -1;
+	smtpdiag_error err = { 0, "" };
 
 	memset(&a, 0, sizeof(a));
 	a.format = OUT_TEXT;
 	if ((rc = cli_parse_args(&store_cmd, argc, argv, on_opt, &a, &first)) >= 0)
 		return rc;
 	if (first >= argc)
-		return cli_usage(&store_cmd, "no subcommand given (ingest, suppressed, show, release, stats, prune)");
+		return cli_usage(&store_cmd, "no subcommand given (ingest, suppressed, show, release, stats, prune, outbox)");
 	for (int i = 0; i < (int)(sizeof(subs) / sizeof(subs[0])); i++)
 		if (!strcmp(argv[first], subs[i].name))
 			sub = i;
@@ -263,6 +306,11 @@ int cmd_store(int argc, char **argv)
 	a.st.read_only = sub == 1 || sub == 2 || sub == 4; /* suppressed, show, stats */
 	if ((rc = cli_store_open(&a.st, "store")) >= 0)
 		return rc;
+	if (a.outbox && smtpdiag_store_outbox(a.st.st, a.outbox, &err) < 0) {
+		cli_err("store: the outbox: %s", err.message);
+		smtpdiag_store_close(a.st.st);
+		return EXIT_FAIL_;
+	}
 	rc = dispatch(&a, sub, argv + first + 1, argc - first - 1);
 	if (a.st.st)
 		smtpdiag_store_close(a.st.st);

@@ -93,6 +93,7 @@ typedef struct httpd_store_opts {
 	const char *token_file;   /* bearer tokens, "[NAME:]TOKEN" a line; NULL: none, and
 				   * no writes but signed webhook posts */
 	int open_reads;           /* reads open to any client, not only loopback */
+	int outbox;               /* SMTPDIAG_OUTBOX_* items each handle writes (--webhook), or 0 */
 } httpd_store_opts;
 
 /* Read the tokens (before --user applies) and keep the options (copied); call

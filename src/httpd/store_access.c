@@ -50,6 +50,7 @@ static struct {
 	char url[SMTPDIAG_STORE_MAX_URL];
 	smtpdiag_policy pol;
 	int open_reads;
+	int outbox;
 	int all_remote;
 	pthread_key_t key;
 	token tokens[STORE_MAX_TOKENS];
@@ -166,6 +167,7 @@ int httpd_store_init(const httpd_store_opts *o, char *err, size_t errlen)
 
 	sa.all_remote = t && *t && strcmp(t, "0");
 	sa.open_reads = o->open_reads;
+	sa.outbox = o->outbox;
 	sa.pol = o->policy;
 	if (o->token_file && (read_tokens(o->token_file, err, errlen) < 0 || crypto_load(err, errlen) < 0))
 		return -1;
@@ -213,6 +215,12 @@ smtpdiag_store *store_thread(char *err, size_t errlen)
 		return s;
 	if ((rc = smtpdiag_store_open_with(sa.url, &sa.pol, &o, &s, &e)) < 0) {
 		fprintf(stderr, "smtpdiag: serve: store: %s\n", e.message[0] ? e.message : smtpdiag_strerror(rc));
+		snprintf(err, errlen, "the store cannot be opened now");
+		return NULL;
+	}
+	if (sa.outbox && (rc = smtpdiag_store_outbox(s, sa.outbox, &e)) < 0) { /* --webhook */
+		fprintf(stderr, "smtpdiag: serve: store: the outbox: %s\n", e.message);
+		smtpdiag_store_close(s);
 		snprintf(err, errlen, "the store cannot be opened now");
 		return NULL;
 	}

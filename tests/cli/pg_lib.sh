@@ -37,6 +37,27 @@ pg_start() {
 	PG="postgresql:///postgres?host=$PGDIR&port=$PORT&user=$PGUSER"
 }
 
+# pg_setup: pg_find and pg_start for a test, its first line said: a failure in
+# CI when PostgreSQL is missing, else a skip (exit 0); exits when it does not start
+pg_setup() {
+	if ! pg_find; then
+		if [ -n "${CI:-}" ]; then
+			echo "not ok 1 - PostgreSQL (Debian package postgresql) is not installed and could not be"
+			exit 1
+		fi
+		echo "ok 1 - # SKIP PostgreSQL is not installed (apt-get install postgresql) and could not be installed here"
+		exit 0
+	fi
+	n=$((n + 1))
+	if PGOPTS="-c fsync=off" pg_start; then
+		echo "ok $n - a throw-away PostgreSQL cluster runs on a Unix socket"
+	else
+		echo "not ok $n - the PostgreSQL cluster did not start"
+		sed 's/^/#   /' "$PGDIR/initdb.log" "$PGDIR/log" 2>/dev/null | tail -5
+		exit 1
+	fi
+}
+
 pg_db() {
 	"$PGBIN/psql" -XAtq "$PG" -c "CREATE DATABASE $1" >/dev/null 2>&1
 	echo "postgresql:///$1?host=$PGDIR&port=$PORT&user=$PGUSER"

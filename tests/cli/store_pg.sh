@@ -8,22 +8,8 @@
 . "$(dirname "$0")/pg_lib.sh"
 FIX=tests/fixtures/store
 
-if ! pg_find; then
-	if [ -n "${CI:-}" ]; then
-		echo "not ok 1 - PostgreSQL (Debian package postgresql) is not installed and could not be"
-		exit 1
-	fi
-	echo "ok 1 - # SKIP PostgreSQL is not installed (apt-get install postgresql) and could not be installed here"
-	exit 0
-fi
 trap 'pg_stop; rm -rf "$TMP"' EXIT INT TERM
-n=$((n + 1))
-if PGOPTS="-c fsync=off" pg_start; then
-	echo "ok $n - a throw-away PostgreSQL cluster runs on a Unix socket"
-else
-	echo "not ok $n - the PostgreSQL cluster did not start"; sed 's/^/#   /' "$PGDIR/initdb.log" "$PGDIR/log" 2>/dev/null | tail -5
-	exit 1
-fi
+pg_setup
 mkdb() { pg_db "$1"; }
 
 # ---- the schema, made and versioned on first use ----

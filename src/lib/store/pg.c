@@ -349,7 +349,9 @@ static int merge(smtpdiag_store *s, uint64_t *recorded, char state[6], smtpdiag_
 	if ((rc = run(g, sql, NULL, 0, NULL, state, err)) < 0 ||
 	    (rc = run(g, soft_update, p, 3, NULL, state, err)) < 0)
 		return rc;
-	return *recorded == (uint64_t)g->seq ? 0 : ties(s, state, err); /* every record new: no tie */
+	if (*recorded != (uint64_t)g->seq && (rc = ties(s, state, err)) < 0) /* every record new: no tie */
+		return rc;
+	return st_outbox_write(s, "SELECT key FROM st_new", err);
 }
 
 static int pg_commit(smtpdiag_store *s, uint64_t *recorded, smtpdiag_error *err)

@@ -269,6 +269,8 @@ int smtpdiag_store_release(smtpdiag_store *s, const char *address, const char *b
 	if (rc == 0)
 		rc = s->be->query(s, "INSERT INTO releases (address, at, by_user, was_suppressed)"
 				  " VALUES ($1, $2, $3, $4)", p, 4, NULL, NULL, NULL, err);
+	if (rc == 0 && sup)
+		rc = st_outbox_released(s, low, who, w.now, err);
 	if (s->be->end(s, rc == 0, err) < 0 && rc == 0)
 		rc = SMTPDIAG_ESTORE;
 	return rc < 0 ? rc : sup;

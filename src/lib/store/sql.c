@@ -40,6 +40,11 @@ const char *const st_schema[] = {
 	"CREATE INDEX IF NOT EXISTS addresses_domain ON addresses (domain)",
 	"CREATE TABLE IF NOT EXISTS releases (address TEXT NOT NULL, at BIGINT NOT NULL,"
 	" by_user TEXT NOT NULL, was_suppressed INTEGER NOT NULL)",
+	/* webhooks out (outbox.c): one row per item, written with the records of
+	 * its batch; id is the delivery id (text: the same SQL on both), seq the
+	 * order of writing (max + 1 in the writer's transaction), state p pending,
+	 * d delivered, f failed */
+	ST_OUTBOX_TABLE, ST_OUTBOX_ORDER, ST_OUTBOX_SEQ,
 	NULL
 };
 

@@ -479,7 +479,8 @@ static int sq_add(smtpdiag_store *s, const st_rec *r, smtpdiag_error *err)
 	bind_event(q->ins, r);
 	if ((rc = step_done(q, q->ins, err)) < 0)
 		return rc;
-	if (sqlite3_changes(q->db) == 0)
+	s->ob_fresh = sqlite3_changes(q->db) != 0;
+	if (!s->ob_fresh)
 		return tie(s, r, err); /* seen before: a duplicate, or the one to keep */
 	q->recorded++;
 	return r->recipient[0] ? add_addr(s, r, err) : 0;
@@ -493,7 +494,7 @@ static int sq_commit(smtpdiag_store *s, uint64_t *recorded, smtpdiag_error *err)
 	*recorded = 0;
 	if (!q->in_tx)
 		return 0;
-	if ((rc = exec(q, "COMMIT", err)) < 0)
+	if ((rc = st_outbox_write(s, NULL, err)) < 0 || (rc = exec(q, "COMMIT", err)) < 0)
 		return rc;
 	q->in_tx = 0;
 	*recorded = q->recorded;

@@ -334,6 +334,9 @@ static int prune_in_tx(smtpdiag_store *s, int64_t before, uint64_t *events, uint
 	int rc;
 
 	rc = s->be->query(s, "DELETE FROM events WHERE ts < $1", &p, 1, NULL, NULL, events, err);
+	if (rc == 0) /* delivered webhooks: their ids are not looked at again */
+		rc = s->be->query(s, "DELETE FROM outbox WHERE state = 'd' AND created < $1", &p, 1, NULL,
+				  NULL, NULL, err);
 	if (rc == 0)
 		rc = st_each_address(s, "last_seen < $1", &p, 1, 0, on_old, d, err);
 	if (rc == 0 && d->oom)

@@ -170,6 +170,7 @@ void smtpdiag_store_close(smtpdiag_store *s)
 		return;
 	if (s->batch)
 		s->be->drop(s);
+	st_outbox_clear(s);
 	s->be->close(s);
 	free(s->scratch);
 	free(s);
@@ -182,6 +183,7 @@ static void batch_lost(smtpdiag_store *s)
 	s->c.errors += s->batch;
 	s->c.pending -= s->batch;
 	s->batch = 0;
+	st_outbox_clear(s);
 }
 
 int smtpdiag_store_flush(smtpdiag_store *s, smtpdiag_error *err)
@@ -202,6 +204,7 @@ int smtpdiag_store_flush(smtpdiag_store *s, smtpdiag_error *err)
 	s->c.duplicates += s->batch - rec;
 	s->c.pending -= s->batch;
 	s->batch = 0;
+	st_outbox_clear(s);
 	return 0;
 }
 
@@ -212,7 +215,8 @@ static int add(smtpdiag_store *s, const st_rec *r, int rc, smtpdiag_error *err)
 		s->c.errors++;
 		return rc;
 	}
-	if ((rc = s->be->add(s, r, err)) < 0) {
+	s->ob_fresh = -1;
+	if ((rc = s->be->add(s, r, err)) < 0 || (rc = st_outbox_note(s, r, err)) < 0) {
 		s->c.errors++;
 		s->be->drop(s);
 		batch_lost(s);

@@ -116,9 +116,24 @@ struct smtpdiag_store {
 	uint64_t batch;      /* records added to the open batch */
 	char *scratch;       /* st_rec_json's, for the longest line so far */
 	size_t scratch_cap;
+	/* the outbox (outbox.c) */
+	int ob_mode;         /* SMTPDIAG_OUTBOX_* or 0 */
+	int ob_ready;        /* its tables are there */
+	int ob_fresh;        /* set by a backend's add: 1 a new record, 0 seen before, -1 unknown */
+	struct st_ob_cand *ob;  /* the open batch's records that may write an item */
+	size_t ob_n, ob_cap;
 };
 
 extern const st_backend st_sqlite, st_pg;
+
+/* The outbox's table (outbox.c), in st_schema and made again by outbox.c on a
+ * store made before it. */
+#define ST_OUTBOX_TABLE "CREATE TABLE IF NOT EXISTS outbox (id TEXT PRIMARY KEY, seq BIGINT NOT NULL," \
+	" address TEXT NOT NULL, event TEXT NOT NULL, body TEXT NOT NULL, state TEXT NOT NULL," \
+	" created BIGINT NOT NULL, tries INTEGER NOT NULL, next_at BIGINT NOT NULL," \
+	" answer TEXT NOT NULL)"
+#define ST_OUTBOX_ORDER "CREATE INDEX IF NOT EXISTS outbox_order ON outbox (state, address, seq)"
+#define ST_OUTBOX_SEQ "CREATE INDEX IF NOT EXISTS outbox_seq ON outbox (seq)"
 
 /* sql.c: the schema and the statements both backends run. */
 extern const char *const st_schema[];
@@ -149,6 +164,17 @@ int st_migrate(smtpdiag_store *s, smtpdiag_error *err);
 /* The schema's version into *v (-1: none recorded); SMTPDIAG_ESTORE when it is newer
  * than this library's. The schema_version table must exist. */
 int st_schema_version(smtpdiag_store *s, long *v, smtpdiag_error *err);
+
+/* outbox.c. st_outbox_note: after a backend's add took r (s->ob_fresh set).
+ * st_outbox_write: in the batch's transaction, after its records: the items
+ * of the new ones (fresh_sql, when not NULL, lists the keys of the batch's new
+ * records for those the add could not tell). st_outbox_clear: the batch is
+ * over. st_outbox_released: in a release's transaction. */
+int st_outbox_note(smtpdiag_store *s, const st_rec *r, smtpdiag_error *err);
+int st_outbox_write(smtpdiag_store *s, const char *fresh_sql, smtpdiag_error *err);
+void st_outbox_clear(smtpdiag_store *s);
+int st_outbox_released(smtpdiag_store *s, const char *address, const char *by, int64_t at,
+		       smtpdiag_error *err);
 
 /* query.c: every address matching where (SQL after WHERE), judged at now, to fn. */
 int st_each_address(smtpdiag_store *s, const char *where, const st_val *p, int np, int64_t now,
