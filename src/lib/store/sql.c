@@ -40,6 +40,13 @@ const char *const st_schema[] = {
 	"CREATE INDEX IF NOT EXISTS addresses_domain ON addresses (domain)",
 	"CREATE TABLE IF NOT EXISTS releases (address TEXT NOT NULL, at BIGINT NOT NULL,"
 	" by_user TEXT NOT NULL, was_suppressed INTEGER NOT NULL)",
+	/* bounce mailboxes (store/mailbox.c): how far each IMAP folder has been
+	 * read, keyed by its URL without a password, and the POP3 messages read;
+	 * new tables, created where missing, so the schema version stays */
+	"CREATE TABLE IF NOT EXISTS mailboxes (mailbox TEXT PRIMARY KEY, uidvalidity BIGINT NOT NULL,"
+	" last_uid BIGINT NOT NULL, updated BIGINT NOT NULL)",
+	"CREATE TABLE IF NOT EXISTS mailbox_uidls (mailbox TEXT NOT NULL, uidl TEXT NOT NULL,"
+	" seen BIGINT NOT NULL, PRIMARY KEY (mailbox, uidl))",
 	NULL
 };
 
