@@ -35,6 +35,8 @@ int sd_curl_load(char *err, size_t errlen);
 #ifndef SD_CURL_LOAD_IMPL
 #define curl_global_init (*sd_curl_curl_global_init)
 #define curl_easy_init (*sd_curl_curl_easy_init)
+#undef curl_easy_setopt /* curl.h defines these two as themselves */
+#undef curl_easy_getinfo
 #define curl_easy_setopt (*sd_curl_curl_easy_setopt)
 #define curl_easy_perform (*sd_curl_curl_easy_perform)
 #define curl_easy_cleanup (*sd_curl_curl_easy_cleanup)
