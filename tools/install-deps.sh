@@ -36,6 +36,8 @@ postgresql          # tests/cli/store_pg.sh starts a throw-away cluster
 groff-base          # tests/cli/manpages.sh renders the man pages
 man-db              # tests/cli/manpages.sh renders the man pages
 golang-go           # tests/cli/go_binding.sh builds and tests the Go binding (bindings/go)
+dovecot-imapd       # tests/cli/mailbox.sh starts a throw-away Dovecot of its own (the system one is not used)
+dovecot-pop3d       # tests/cli/mailbox.sh reads a POP3 mailbox of that Dovecot
 python3             # tests/cli/python.sh (the Python binding) and systemd.sh (a NOTIFY_SOCKET listener)
 python3-pytest      # tests/cli/python.sh runs the Python binding's pytest tests
 python3-setuptools  # tests/cli/python.sh: pip installs the binding offline with setuptools

@@ -283,7 +283,8 @@ static void say_fail(sess *s, CURLcode rc)
 		why = curl_easy_strerror(rc);
 	}
 	if (rc == CURLE_LOGIN_DENIED || rc == CURLE_USE_SSL_FAILED || rc == CURLE_PEER_FAILED_VERIFICATION)
-		cli_err("decode: %s: %s%s%s", s->u.key, why, s->errbuf[0] ? ": " : "", rc == CURLE_LOGIN_DENIED ? "" : s->errbuf);
+		cli_err("decode: %s: %s%s%s", s->u.key, why, s->errbuf[0] && rc != CURLE_LOGIN_DENIED ? ": " : "",
+			rc == CURLE_LOGIN_DENIED ? "" : s->errbuf);
 	else if (s->errbuf[0])
 		cli_err("decode: %s: %s: %s (%s)", s->u.key, s->what, why, s->errbuf);
 	else
