@@ -85,3 +85,8 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO=sudo
 $SUDO apt-get update -qq
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+# Dovecot's package may start a system server on the mail ports: the tests start their own, so
+# one installed just now is stopped and not started at boot
+case " $missing " in *" dovecot-"*)
+	$SUDO systemctl disable --now dovecot.service dovecot.socket >/dev/null 2>&1 || true ;;
+esac
