@@ -987,6 +987,23 @@ int smtpdiag_store_outbox_counts(smtpdiag_store *s, int64_t now, smtpdiag_outbox
 				 smtpdiag_error *err);
 /* Every failed item pending again, due at once; their number to *n (may be NULL). */
 int smtpdiag_store_outbox_retry(smtpdiag_store *s, uint64_t *n, smtpdiag_error *err);
+/* Where a bounce mailbox was read up to (docs/mailbox.md). mailbox names it
+ * (smtpdiag uses its URL without a password; at most SMTPDIAG_STORE_MAX_MAILBOX
+ * bytes). An IMAP folder: its UIDVALIDITY and the highest UID read;
+ * smtpdiag_store_mailbox_get() returns 0, or SMTPDIAG_ENOTFOUND when the
+ * mailbox was never read. A POP3 mailbox: the UIDL of each message read
+ * (1 to SMTPDIAG_STORE_MAX_UIDL bytes); smtpdiag_store_uidl_seen() returns 1
+ * when uidl was added, 0 when not. Each set or add is its own transaction:
+ * call it after the message's records are flushed (smtpdiag_store_flush), so
+ * a run cut short reads a message again rather than never. */
+#define SMTPDIAG_STORE_MAX_MAILBOX 1024
+#define SMTPDIAG_STORE_MAX_UIDL 70 /* RFC 1939 */
+int smtpdiag_store_mailbox_get(smtpdiag_store *s, const char *mailbox, int64_t *uidvalidity,
+			       int64_t *last_uid, smtpdiag_error *err);
+int smtpdiag_store_mailbox_set(smtpdiag_store *s, const char *mailbox, int64_t uidvalidity,
+			       int64_t last_uid, smtpdiag_error *err);
+int smtpdiag_store_uidl_seen(smtpdiag_store *s, const char *mailbox, const char *uidl, smtpdiag_error *err);
+int smtpdiag_store_uidl_add(smtpdiag_store *s, const char *mailbox, const char *uidl, smtpdiag_error *err);
 
 /* Append as one JSON object (no trailing newline). */
 void smtpdiag_addr_state_json(const smtpdiag_addr_state *a, smtpdiag_buf *out);

@@ -37,6 +37,8 @@ postfix             # tests/cli/socketmap*.sh: postmap, and a throw-away instanc
 groff-base          # tests/cli/manpages.sh renders the man pages
 man-db              # tests/cli/manpages.sh renders the man pages
 golang-go           # tests/cli/go_binding.sh builds and tests the Go binding (bindings/go)
+dovecot-imapd       # tests/cli/mailbox.sh starts a throw-away Dovecot of its own (the system one is not used)
+dovecot-pop3d       # tests/cli/mailbox.sh reads a POP3 mailbox of that Dovecot
 python3             # tests/cli/python.sh (the Python binding), systemd.sh (a NOTIFY_SOCKET listener) and webhook.sh (the receiver)
 python3-pytest      # tests/cli/python.sh runs the Python binding's pytest tests
 python3-setuptools  # tests/cli/python.sh: pip installs the binding offline with setuptools
@@ -97,3 +99,8 @@ case " $missing " in *" postfix "*)
 esac
 $SUDO apt-get update -qq
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+# Dovecot's package may start a system server on the mail ports: the tests start their own, so
+# one installed just now is stopped and not started at boot
+case " $missing " in *" dovecot-"*)
+	$SUDO systemctl disable --now dovecot.service dovecot.socket >/dev/null 2>&1 || true ;;
+esac

@@ -1,5 +1,6 @@
 /* cmd_decode.c - smtpdiag decode: bounce emails to one verdict per recipient. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +9,15 @@
 #include "cli.h"
 #include "cli_store.h"
 #include "input.h"
+#include "mailbox.h"
 #include "opts.h"
 #include "tally.h"
 #include "webhook.h"
 
 enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_RULES, D_WHY, D_ESP, D_ALL_EVENTS, D_TAXONOMY, D_REASONS, D_STORE,
-       D_WEBHOOK, D_WEBHOOK_SECRET, D_WEBHOOK_EVENTS, D_WEBHOOK_FORMAT, D_WEBHOOK_WAIT, D_END };
+       D_WEBHOOK, D_WEBHOOK_SECRET, D_WEBHOOK_EVENTS, D_WEBHOOK_FORMAT, D_WEBHOOK_WAIT,
+       D_PASSWORD_FILE, D_CACERT, D_MARK_SEEN, D_MOVE_TO, D_DELETE, D_FOLLOW, D_POLL, D_MAX_MESSAGES,
+       D_MAX_SIZE, D_END };
 
 #define MAX_TAXONOMIES 8 /* --taxonomy options kept */
 
@@ -49,7 +53,29 @@ static const cli_opt opts[] = {
 			"$SMTPDIAG_REASONS, else default" },
 	[D_STORE] = { "store", 0, CLI_VALUE, "URL",
 		      "record the verdicts in the store (sqlite:PATH or postgresql://...) instead of "
-		      "printing them; the counts go to stderr" },
+		      "printing them; the counts go to stderr; required to read a mailbox, whose "
+		      "state (the last message read) it keeps too" },
+	[D_PASSWORD_FILE] = { "password-file", 0, CLI_VALUE, "FILE",
+			      "a mailbox's password: the one line of FILE; default: $SMTPDIAG_IMAP_PASSWORD "
+			      "(a password in the URL is refused)" },
+	[D_CACERT] = { "cacert", 0, CLI_VALUE, "FILE",
+		       "trust the CA certificates of FILE (PEM) for a mailbox's TLS, instead of the system's" },
+	[D_MARK_SEEN] = { "mark-seen", 0, CLI_FLAG, NULL,
+			  "set \\Seen on each IMAP message read (default: its flags are left as they were)" },
+	[D_MOVE_TO] = { "move-to", 0, CLI_VALUE, "FOLDER",
+			"move each IMAP message read to FOLDER (UID MOVE, else COPY and UID EXPUNGE)" },
+	[D_DELETE] = { "delete", 0, CLI_FLAG, NULL,
+		       "delete each message read from the mailbox (never done without it)" },
+	[D_FOLLOW] = { "follow", 0, CLI_FLAG, NULL,
+		       "mailboxes only: after reading, wait for new mail and read it, until stopped" },
+	[D_POLL] = { "poll", 0, CLI_VALUE, "SECONDS",
+		     "with --follow, look for new mail every SECONDS (default: 60)" },
+	[D_MAX_MESSAGES] = { "max-messages", 0, CLI_VALUE, "N",
+			     "read at most N messages of a mailbox in one pass; the rest on the next "
+			     "(default: 1000)" },
+	[D_MAX_SIZE] = { "max-size", 0, CLI_VALUE, "BYTES",
+			 "a mailbox message larger than BYTES (512K, 10M) is not read but reported as an "
+			 "error (default and most: 64M)" },
 	HOOK_OPT_LINES(D_WEBHOOK, D_WEBHOOK_SECRET, D_WEBHOOK_EVENTS, D_WEBHOOK_FORMAT, D_WEBHOOK_WAIT),
 	[D_END] = { NULL, 0, 0, NULL, NULL }
 };
@@ -57,6 +83,7 @@ static const cli_opt opts[] = {
 static const cli_cmd decode_cmd = {
 	"decode",
 	"usage: smtpdiag decode [OPTIONS] PATH...\n"
+	"       smtpdiag decode --store URL [OPTIONS] imaps://USER@HOST[:PORT]/FOLDER...\n"
 	"\n"
 	"Decode bounce emails into one verdict per recipient. A PATH is a file holding\n"
 	"one email, an mbox, a Maildir, any directory (read recursively), or '-' for\n"
@@ -64,7 +91,12 @@ static const cli_cmd decode_cmd = {
 	"by content, not by name. Webhook bodies of email sending services (JSON: one\n"
 	"body, an array, or JSON Lines; or a form-encoded post) give one verdict per\n"
 	"recipient of each bounce, deferral, complaint or rejection, with esp and\n"
-	"esp_event set.\n",
+	"esp_event set.\n"
+	"\n"
+	"A bounce mailbox is read by its URL: imaps:// (TLS), imap:// (STARTTLS\n"
+	"required), pop3s:// or pop3:// (STARTTLS required). Only new messages are\n"
+	"read: the store keeps the folder's UIDVALIDITY and the last UID read (POP3:\n"
+	"the UIDLs read), saved after each message's records (docs/mailbox.md).\n",
 	"Inputs that cannot be decoded (empty, truncated, not mail, over a limit) are\n"
 	"reported on stderr, one line each, and counted; they never stop the run.\n"
 	"Exit status: 0 every input read, 1 some inputs failed, 2 bad usage, 3 internal failure.\n",
@@ -89,6 +121,11 @@ typedef struct run {
 	cli_store st;
 	hook hook;       /* --webhook */
 	tally t;
+	mbox_opts mb;
+	int follow, mb_opt; /* --follow; a mailbox option given */
+	int mb_failed;      /* a mailbox could not be read */
+	unsigned poll;
+	char pw[MBOX_MAX_PASSWORD + 1];
 } run;
 
 /* The buffer of standard output when it is no terminal (glibc takes a size
@@ -309,6 +346,47 @@ static int reasons_mode(const cli_cmd *cmd, const char *v, const char *from, run
 	return -1;
 }
 
+/* The options of mailbox inputs. */
+static int mbox_opt(const cli_parse *p, int id, run *r)
+{
+	r->mb_opt = id == D_FOLLOW || id == D_POLL ? r->mb_opt : 1;
+	switch (id) {
+	case D_PASSWORD_FILE:
+		r->mb.password_file = p->value;
+		break;
+	case D_CACERT:
+		r->mb.cacert = p->value;
+		break;
+	case D_MARK_SEEN:
+		r->mb.mark_seen = 1;
+		break;
+	case D_MOVE_TO:
+		if (!*p->value || strpbrk(p->value, "\r\n"))
+			return cli_bad_value(p, "a folder name");
+		r->mb.move_to = p->value;
+		break;
+	case D_DELETE:
+		r->mb.del = 1;
+		break;
+	case D_FOLLOW:
+		r->follow = 1;
+		break;
+	case D_POLL:
+		if (!(r->poll = (unsigned)cli_number(p->value, 1, MBOX_POLL_MAX)))
+			return cli_bad_value(p, "seconds from 1 to 86400");
+		break;
+	case D_MAX_MESSAGES:
+		if (!(r->mb.max_messages = cli_number(p->value, 1, MBOX_MAX_MESSAGES_TOP)))
+			return cli_bad_value(p, "a number from 1 to 1000000");
+		break;
+	case D_MAX_SIZE:
+		if (!(r->mb.max_size = cli_number(p->value, 1, SMTPDIAG_MAX_MESSAGE)))
+			return cli_bad_value(p, "a size from 1 to 64M");
+		break;
+	}
+	return -1;
+}
+
 static int on_opt(const cli_parse *p, int id, void *ctx)
 {
 	run *r = ctx;
@@ -350,8 +428,118 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case D_WEBHOOK: case D_WEBHOOK_SECRET: case D_WEBHOOK_EVENTS: case D_WEBHOOK_FORMAT:
 	case D_WEBHOOK_WAIT:
 		return hook_opt(&r->hook, p, id - D_WEBHOOK);
+	default:
+		return mbox_opt(p, id, r);
 	}
 	return -1;
+}
+
+/* ---- bounce mailboxes (mailbox.c) ---- */
+
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static int sink_deliver(void *ctx, const char *origin, const char *msg, size_t len)
+{
+	run *r = ctx;
+	unsigned long errors = r->t.errors;
+
+	on_msg(r, origin, msg, len);
+	if (r->store_dead)
+		return -1;
+	return r->t.errors != errors;
+}
+
+static int sink_commit(void *ctx)
+{
+	run *r = ctx;
+	smtpdiag_error err = { 0, "" };
+
+	if (!r->store_dead && smtpdiag_store_flush(r->st.st, &err) < 0) {
+		cli_err("decode: %s: %s", r->st.url, err.message);
+		r->store_dead = 1;
+	}
+	return r->store_dead ? -1 : 0;
+}
+
+/* One pass over a mailbox, its counts on stderr. */
+static void read_mailbox(run *r, const char *url)
+{
+	mbox_sink k = { sink_deliver, on_err, sink_commit, r, r->st.st };
+	unsigned long got = 0, errors = r->t.errors;
+	int rc = mbox_read(&r->mb, r->pw, url, &k, &got);
+
+	errors = r->t.errors - errors;
+	if (rc < 0)
+		r->store_dead = 1;
+	if (rc > 0)
+		r->mb_failed = 1;
+	if (got || !r->follow)
+		fprintf(stderr, "%s: messages read %lu = decoded %lu + errors %lu\n", url, got, got - errors, errors);
+}
+
+/* --follow: a pass every --poll seconds until SIGINT or SIGTERM. */
+static void follow(run *r, int first, int argc, char **argv)
+{
+	while (!stopping && !r->store_dead) {
+		unsigned left = r->poll;
+		while (left && !stopping)
+			left = sleep(left);
+		for (int i = first; i < argc && !stopping && !r->store_dead; i++)
+			read_mailbox(r, argv[i]);
+	}
+}
+
+static int mbox_usage(run *r, int pop)
+{
+	char why[256];
+
+	if (!r->store)
+		return cli_usage(&decode_cmd, "reading a mailbox needs --store URL: its records, and how far "
+				 "it was read, are kept there");
+	if (r->summary)
+		return cli_usage(&decode_cmd, "--summary cannot be used with a mailbox (its records go to the store)");
+	if (r->mb.move_to && r->mb.del)
+		return cli_usage(&decode_cmd, "--move-to or --delete: choose one");
+	if (pop && (r->mb.mark_seen || r->mb.move_to))
+		return cli_usage(&decode_cmd, "--mark-seen and --move-to are for IMAP: a POP3 mailbox has no flags or folders");
+	if (mbox_password(&r->mb, r->pw, sizeof(r->pw), why, sizeof(why)) < 0)
+		return cli_usage(&decode_cmd, "%s", why);
+	return -1;
+}
+
+/* Mailbox inputs, checked before anything is read: -1, or a usage exit status. */
+static int mbox_check(run *r, int first, int argc, char **argv)
+{
+	char why[256];
+	int n = 0, pop = 0;
+
+	for (int i = first; i < argc; i++) {
+		if (!mbox_is_url(argv[i])) {
+			if (r->follow)
+				return cli_usage(&decode_cmd, "--follow reads mailboxes only: %s is none", argv[i]);
+			continue;
+		}
+		if (mbox_check_url(argv[i], why, sizeof(why)) < 0)
+			return cli_usage(&decode_cmd, "%s: %s", argv[i], why);
+		n++;
+		pop |= !strncasecmp(argv[i], "pop3", 4);
+	}
+	if (!n && (r->mb_opt || r->follow || r->poll))
+		return cli_usage(&decode_cmd, "--password-file, --cacert, --mark-seen, --move-to, --delete, "
+				 "--follow, --poll, --max-messages and --max-size are for mailboxes (imaps://...)");
+	if (!r->mb.max_messages)
+		r->mb.max_messages = MBOX_MAX_MESSAGES;
+	if (!r->mb.max_size)
+		r->mb.max_size = SMTPDIAG_MAX_MESSAGE;
+	if (!r->poll)
+		r->poll = MBOX_POLL;
+	return n ? mbox_usage(r, pop) : -1;
 }
 
 int cmd_decode(int argc, char **argv)
@@ -372,6 +560,8 @@ int cmd_decode(int argc, char **argv)
 	if (r.hook.url && r.summary)
 		return cli_usage(&decode_cmd, "--webhook records: leave out --summary");
 	if ((rc = hook_ready(&r.hook, &decode_cmd, r.store)) >= 0)
+		return rc;
+	if ((rc = mbox_check(&r, first, argc, argv)) >= 0)
 		return rc;
 	if ((rc = cli_rules_load("decode", r.rules_path, &r.rules)) >= 0)
 		return rc;
@@ -404,11 +594,26 @@ int cmd_decode(int argc, char **argv)
 	w.on_err = on_err;
 	w.ctx = &r;
 	w.on_stream = on_stream;
-	for (int i = first; i < argc; i++)
-		input_walk(&w, argv[i]);
+	if (r.follow) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop; /* no SA_RESTART: the wait ends at once */
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
+	for (int i = first; i < argc && !r.store_dead; i++) {
+		if (mbox_is_url(argv[i]))
+			read_mailbox(&r, argv[i]);
+		else
+			input_walk(&w, argv[i]);
+	}
+	if (r.follow)
+		follow(&r, first, argc, argv);
+	memset(r.pw, 0, sizeof(r.pw));
 	if (r.summary)
 		tally_print(&r.t, stdout);
-	rc = r.t.errors ? EXIT_SOME_ : EXIT_OK_;
+	rc = r.t.errors || r.mb_failed ? EXIT_SOME_ : EXIT_OK_;
 	if (r.store) {
 		smtpdiag_store_counts c;
 		smtpdiag_store_counts_get(r.st.st, &c);

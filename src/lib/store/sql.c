@@ -45,6 +45,13 @@ const char *const st_schema[] = {
 	 * order of writing (max + 1 in the writer's transaction), state p pending,
 	 * d delivered, f failed */
 	ST_OUTBOX_TABLE, ST_OUTBOX_ORDER, ST_OUTBOX_SEQ,
+	/* bounce mailboxes (store/mailbox.c): how far each IMAP folder has been
+	 * read, keyed by its URL without a password, and the POP3 messages read;
+	 * new tables, created where missing, so the schema version stays */
+	"CREATE TABLE IF NOT EXISTS mailboxes (mailbox TEXT PRIMARY KEY, uidvalidity BIGINT NOT NULL,"
+	" last_uid BIGINT NOT NULL, updated BIGINT NOT NULL)",
+	"CREATE TABLE IF NOT EXISTS mailbox_uidls (mailbox TEXT NOT NULL, uidl TEXT NOT NULL,"
+	" seen BIGINT NOT NULL, PRIMARY KEY (mailbox, uidl))",
 	NULL
 };
 
