@@ -383,7 +383,8 @@ static int parse_fetch(char *text, uint64_t after, mb_msg **list, size_t *n)
 		(*list)[*n].uidl = NULL;
 		(*n)++;
 	}
-	qsort(*list, *n, sizeof(**list), by_uid);
+	if (*n > 1) /* an empty folder has no list: qsort must not be given NULL */
+		qsort(*list, *n, sizeof(**list), by_uid);
 	return 0;
 }
 
