@@ -61,7 +61,10 @@ wait_for() {
 # the sink: rate limits and unknown users refused for good, the rest taken
 mkdir "$PFX/sink" "$PFX/sm"
 chown nobody "$PFX/sink" "$PFX/sm"
-runuser -u nobody -- python3 "$ROOT/tests/cli/helpers/smtp_sink.py" "$PFX/sink/port" \
+# the sink is run from the temporary directory: nobody may not reach the
+# checkout (a clone under /root, say)
+cp "$ROOT/tests/cli/helpers/smtp_sink.py" "$PFX/sink/smtp_sink.py" && chmod 644 "$PFX/sink/smtp_sink.py"
+runuser -u nobody -- python3 "$PFX/sink/smtp_sink.py" "$PFX/sink/port" \
 	"rl=550 5.7.1 Rate limit exceeded, try again later" \
 	"uu=550 5.1.1 <uu@example.net>: Recipient address rejected: User unknown" 2>"$TMP/sink.log" &
 sink_pid=$!

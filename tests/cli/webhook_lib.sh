@@ -3,7 +3,6 @@
 # port kept across restarts; SendGrid events of three addresses; and the
 # check of what it received against a store's outbox.
 need python3 curl
-RECV=$(cd "$(dirname "$0")" && pwd)/helpers/webhook_receiver.py
 ABSBIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 PIDS=""
 unset SMTPDIAG_STORE SMTPDIAG_POLICY
@@ -14,6 +13,10 @@ printf 'shared-secret-1\n' >"$TMP/key"
 printf 'another-secret\n' >"$TMP/r/wrong"
 cp "$TMP/key" "$TMP/r/key"
 chmod 644 "$TMP/key" "$TMP/r/key" "$TMP/r/wrong"
+# the receiver is read from the temporary directory: nobody may not reach the
+# checkout (a clone under /root, say)
+RECV=$TMP/r/webhook_receiver.py
+cp "$(dirname "$0")/helpers/webhook_receiver.py" "$RECV" && chmod 644 "$RECV"
 
 # a free loopback port, kept for every start of the receiver
 RPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
