@@ -116,3 +116,19 @@ n=$((n + 1)); if [ "$(head -1 "$TMP/out" | grep -o '5\.9\.9' | wc -l)" -eq 1 ]; 
 expect_exit 0 "sender's null MX" -- "$BIN" explain --json "550 5.7.27 Sender address has null MX"
 expect_out '"advice":"fix-sender-config"' "sender side is not suppress-recipient"
 expect_out '"hardbounce":false' "sender side is no hard bounce"
+
+# a 5xx whose text says the refusal lifts by itself is retried; the rest are not
+# (retry, hardbounce, then the reply)
+while IFS='|' read -r retry hard text; do
+	expect_exit 0 "explain: $text" -- "$BIN" explain --json "$text"
+	expect_out "\"retry\":$retry,.*\"hardbounce\":$hard," "... retry $retry, hard bounce $hard"
+done <<'EOF2'
+true|false|550 5.7.1 Greylisted, please try again later
+true|false|550 5.7.1 Zu viele Verbindungen, bitte später erneut versuchen
+false|false|553 5.7.1 All messages from 192.0.2.1 are refused; retrying will not succeed
+false|true|550 5.1.1 <jo@example.org>: user unknown, please try again later
+false|false|550 5.7.1 Message rejected as spam, try again later
+EOF2
+expect_exit 0 "greylisting sent as 550, again" -- "$BIN" explain --json "550 5.7.1 Greylisted, please try again later"
+expect_out '"class":"permanent".*"advice":"retry".*policy:5xx, the text says it lifts by itself -> retry' \
+	"greylisting sent as 550: class permanent, advice retry, and the trail says why"

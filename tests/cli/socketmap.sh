@@ -60,6 +60,9 @@ UU="$H 550 5.1.1 <u@example.net>: Recipient address rejected: User unknown in vi
 BL="$H 554 5.7.1 Service unavailable; Client host [198.51.100.7] blocked using zen.spamhaus.org (in reply to RCPT TO command)"
 SOFT_UU="$H 450 4.1.1 <u@example.net>: Recipient address rejected: User unknown in virtual mailbox table (in reply to RCPT TO command)"
 SOFT_RL="$H 450 4.7.1 Rate limit exceeded, try again later (in reply to RCPT TO command)"
+# greylisting sent as 550, and a block whose text says retrying will not help
+GREY="$H 550 5.7.1 <u@example.net>: Recipient address rejected: Greylisted, please try again later (in reply to RCPT TO command)"
+NEVER="$H 553 5.7.1 All messages from 198.51.100.7 are refused; retrying will not succeed (in reply to MAIL FROM command)"
 
 start a --socketmap "unix:$SOCK"
 [ -n "$PORT" ] || { echo "not ok 1 - serve --socketmap did not start"; sed 's/^/#   /' "$TMP/a.log"; exit 1; }
@@ -70,6 +73,8 @@ ok_if "$(grep -q "socketmap 'status' on unix:$SOCK" "$TMP/a.log" && echo 1)" "se
 # what the verdict says to retry: 4.Y.Z and the text unchanged
 lookup "5.7.1 $RL" "4.7.1 $RL" "a 5XX rate limit becomes 4.7.1, the text kept"
 lookup "5.4.5 $QUOTA" "4.4.5 $QUOTA" "a 5XX sending quota becomes 4.4.5"
+lookup "5.7.1 $GREY" "4.7.1 $GREY" "greylisting sent as a 5XX becomes 4.7.1"
+lookup "5.7.1 $NEVER" "" "a 5XX that says retrying will not succeed stays (NOTFOUND)"
 # what it does not: NOTFOUND, Postfix keeps its status
 lookup "5.1.1 $UU" "" "a 5XX user unknown stays (NOTFOUND)"
 lookup "5.7.1 $BL" "" "a block-list refusal stays (NOTFOUND)"
@@ -87,15 +92,17 @@ expect_err "permanent error: unknown map 'other'" "another map name: a PERM repl
 # the rewrite's log line: the original, the new status, the reason and evidence
 ok_if "$(grep -q 'socketmap: rewrote 5.7.1 -> 4.7.1 (reason ratelimited, evidence: rule:[^ ]* -> ratelimited): host mx.example.net' "$TMP/a.log" && echo 1)" \
 	"a rewrite is logged with the original, the new status, the reason and the evidence"
-ok_if "$([ "$(grep -c 'socketmap: rewrote' "$TMP/a.log")" -eq 2 ] && echo 1)" "one log line per rewrite, none for the rest"
+ok_if "$([ "$(grep -c 'socketmap: rewrote' "$TMP/a.log")" -eq 3 ] && echo 1)" "one log line per rewrite, none for the rest"
 
 # /metrics: every request a result; rewrites by class and reason
-ok_if "$([ "$(metric 'requests_total{result="rewritten"}')" = 2 ] && echo 1)" "/metrics: 2 requests rewritten"
-ok_if "$([ "$(metric 'requests_total{result="kept"}')" = 5 ] && echo 1)" "/metrics: 5 requests kept"
+ok_if "$([ "$(metric 'requests_total{result="rewritten"}')" = 3 ] && echo 1)" "/metrics: 3 requests rewritten"
+ok_if "$([ "$(metric 'requests_total{result="kept"}')" = 6 ] && echo 1)" "/metrics: 6 requests kept"
 ok_if "$([ "$(metric 'requests_total{result="invalid"}')" = 3 ] && echo 1)" "/metrics: 3 keys that are no status"
 ok_if "$([ "$(metric 'requests_total{result="unknown_map"}')" = 1 ] && echo 1)" "/metrics: 1 request of another map"
 ok_if "$([ "$(metric 'rewrites_total{from_class="5",to_class="4",reason="ratelimited"}')" = 2 ] && echo 1)" \
 	"/metrics: 2 rewrites from 5 to 4 for ratelimited"
+ok_if "$([ "$(metric 'rewrites_total{from_class="5",to_class="4",reason="blocked"}')" = 1 ] && echo 1)" \
+	"/metrics: 1 rewrite from 5 to 4 for blocked (the greylisting)"
 
 # one connection, many lookups (postmap -q - keeps its connection, as Postfix does)
 before=$(metric 'connections_total{outcome="accepted"}')

@@ -724,6 +724,23 @@ static void feedback_policy(const sd_evidence *ev, sd_verdict *v)
 	}
 }
 
+/* A permanent refusal the text says lifts with time (sd_vd_lifts_by_itself):
+ * not when the user's rules or a vendor's row named the verdict, not for a bad
+ * address (a hard bounce stays one), not when the sender must change its
+ * set-up, authentication or message first (their "try again" is after the
+ * fix), not for a fault of the receiving system's routing. */
+static int lifts_by_itself(const sd_evidence *ev, const sd_verdict *v)
+{
+	if (v->by == SD_BY_USER || v->hard || v->retry || !ev->textn)
+		return 0;
+	if (v->vendor && v->vendor->advice && strcmp(v->vendor->advice, "retry") != 0)
+		return 0;
+	if (!strcmp(v->advice, "fix-sender-authentication") || !strcmp(v->advice, "fix-sender-config") ||
+	    !strcmp(v->advice, "fix-message"))
+		return 0;
+	return sd_vd_lifts_by_itself(ev->text, ev->textn);
+}
+
 static void policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
 {
 	int r = v->reason;
@@ -764,6 +781,15 @@ static void policy(const sd_evidence *ev, const sd_status *st, sd_verdict *v)
 		v->retry = 1;
 		v->advice = "retry";
 		step(v, "policy:the text says temporary -> retry");
+	} else if (v->cls == 5 && lifts_by_itself(ev, v)) {
+		/* a 5xx the receiver means as a deferral: greylisting sent as 550,
+		 * a rate limit or a block it says lifts ("try again later"); the
+		 * same message goes through later, as after a 4xx, so it is kept
+		 * and retried, and the address is not suppressed (what serve
+		 * --socketmap rewrites for Postfix, docs/socketmap.md) */
+		v->retry = 1;
+		v->advice = "retry";
+		step(v, "policy:5xx, the text says it lifts by itself -> retry");
 	}
 }
 

@@ -15,6 +15,10 @@ int sd_vd_is_temporary(const char *p, size_t n);
 /* The text names greylisting (RFC 6647), in the spellings MTAs use: a
  * deferral of a client not seen before, temporary by definition. */
 int sd_vd_greylisting(const char *p, size_t n);
+/* The text says a permanent-looking refusal lifts by itself: greylisting, a
+ * "try again later", a temporary block (in the languages of the rules), and
+ * no "retrying will not succeed". What makes a 5xx a retry (engine.c). */
+int sd_vd_lifts_by_itself(const char *p, size_t n);
 /* The text says a DNS lookup failed for now (SERVFAIL, a timeout, "Host not
  * found, try again"), the MTA's phrase of a networkerror that is DNS's: what
  * scan --incidents counts as a DNS failure towards an MX. */
