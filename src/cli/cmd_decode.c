@@ -15,7 +15,7 @@
 #include "webhook.h"
 
 enum { D_FORMAT, D_SUMMARY, D_DELIVERED, D_VACATION, D_DELAYED, D_RULES, D_WHY, D_ESP, D_ALL_EVENTS, D_TAXONOMY, D_REASONS, D_STORE,
-       D_WEBHOOK, D_WEBHOOK_SECRET, D_WEBHOOK_EVENTS, D_WEBHOOK_FORMAT, D_WEBHOOK_WAIT,
+       D_WEBHOOK, D_WEBHOOK_SECRET, D_WEBHOOK_EVENTS, D_WEBHOOK_FORMAT, D_WEBHOOK_WAIT, D_WEBHOOK_AUTH,
        D_PASSWORD_FILE, D_CACERT, D_MARK_SEEN, D_MOVE_TO, D_DELETE, D_FOLLOW, D_POLL, D_MAX_MESSAGES,
        D_MAX_SIZE, D_END };
 
@@ -69,14 +69,14 @@ static const cli_opt opts[] = {
 	[D_FOLLOW] = { "follow", 0, CLI_FLAG, NULL,
 		       "mailboxes only: after reading, wait for new mail and read it, until stopped" },
 	[D_POLL] = { "poll", 0, CLI_VALUE, "SECONDS",
-		     "with --follow, look for new mail every SECONDS (default: 60)" },
+		     "with --follow, a pass at least every SECONDS (default: 60; IMAP IDLE reads new mail at once)" },
 	[D_MAX_MESSAGES] = { "max-messages", 0, CLI_VALUE, "N",
 			     "read at most N messages of a mailbox in one pass; the rest on the next "
 			     "(default: 1000)" },
 	[D_MAX_SIZE] = { "max-size", 0, CLI_VALUE, "BYTES",
 			 "a mailbox message larger than BYTES (512K, 10M) is not read but reported as an "
 			 "error (default and most: 64M)" },
-	HOOK_OPT_LINES(D_WEBHOOK, D_WEBHOOK_SECRET, D_WEBHOOK_EVENTS, D_WEBHOOK_FORMAT, D_WEBHOOK_WAIT),
+	HOOK_OPT_LINES(D_WEBHOOK, D_WEBHOOK_SECRET, D_WEBHOOK_EVENTS, D_WEBHOOK_FORMAT, D_WEBHOOK_WAIT, D_WEBHOOK_AUTH),
 	[D_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -125,6 +125,8 @@ typedef struct run {
 	int follow, mb_opt; /* --follow; a mailbox option given */
 	int mb_failed;      /* a mailbox could not be read */
 	unsigned poll;
+	const char *watch_url; /* --follow of one IMAP folder: waited on with IDLE */
+	mbox_watch *watch;
 	char pw[MBOX_MAX_PASSWORD + 1];
 } run;
 
@@ -426,7 +428,7 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 	case D_REASONS:
 		return reasons_mode(p->cmd, p->value, "--reasons", r);
 	case D_WEBHOOK: case D_WEBHOOK_SECRET: case D_WEBHOOK_EVENTS: case D_WEBHOOK_FORMAT:
-	case D_WEBHOOK_WAIT:
+	case D_WEBHOOK_WAIT: case D_WEBHOOK_AUTH:
 		return hook_opt(&r->hook, p, id - D_WEBHOOK);
 	default:
 		return mbox_opt(p, id, r);
@@ -483,16 +485,49 @@ static void read_mailbox(run *r, const char *url)
 		fprintf(stderr, "%s: messages read %lu = decoded %lu + errors %lu\n", url, got, got - errors, errors);
 }
 
-/* --follow: a pass every --poll seconds until SIGINT or SIGTERM. */
+/* The IDLE connection of --follow, opened before a pass; said on stderr when
+ * it starts, and when it cannot be had. */
+static void watch_start(run *r)
+{
+	char why[256];
+	int never = 0;
+
+	if ((r->watch = mbox_watch_open(&r->mb, r->pw, r->watch_url, &never, why, sizeof(why)))) {
+		fprintf(stderr, "%s: waiting for new mail with IMAP IDLE (a pass at least every %u seconds)\n",
+			r->watch_url, r->poll);
+		return;
+	}
+	fprintf(stderr, "%s: no IMAP IDLE (%s): looking every %u seconds%s\n", r->watch_url, why, r->poll,
+		never ? "" : ", IDLE tried again after each pass");
+	if (never)
+		r->watch_url = NULL;
+}
+
+/* --follow: a pass when the server announces new mail (IDLE, one IMAP folder)
+ * or every --poll seconds, until SIGINT or SIGTERM. */
 static void follow(run *r, int first, int argc, char **argv)
 {
 	while (!stopping && !r->store_dead) {
 		unsigned left = r->poll;
+		if (r->watch && mbox_watch_wait(r->watch, r->poll, &stopping) < 0) {
+			fprintf(stderr, "%s: the IDLE connection broke: looking every %u seconds until it is back\n",
+				r->watch_url, r->poll);
+			mbox_watch_close(r->watch);
+			r->watch = NULL;
+		} else if (r->watch) {
+			left = 0;
+		}
 		while (left && !stopping)
 			left = sleep(left);
+		if (stopping)
+			break;
+		if (r->watch_url && !r->watch)
+			watch_start(r);
 		for (int i = first; i < argc && !stopping && !r->store_dead; i++)
 			read_mailbox(r, argv[i]);
 	}
+	mbox_watch_close(r->watch);
+	r->watch = NULL;
 }
 
 static int mbox_usage(run *r, int pop)
@@ -601,6 +636,16 @@ int cmd_decode(int argc, char **argv)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
+	}
+	if (r.follow) { /* one IMAP folder is waited on with IDLE; more are polled */
+		int urls = 0;
+		for (int i = first; i < argc; i++)
+			if (mbox_is_url(argv[i]) && urls++ == 0 && !strncasecmp(argv[i], "imap", 4))
+				r.watch_url = argv[i];
+		if (urls != 1)
+			r.watch_url = NULL;
+		if (r.watch_url)
+			watch_start(&r);
 	}
 	for (int i = first; i < argc && !r.store_dead; i++) {
 		if (mbox_is_url(argv[i]))

@@ -32,7 +32,7 @@
 
 enum { S_FORMAT, S_SUMMARY, S_FAILURES, S_FOLLOW, S_JOBS, S_UTC, S_RULES, S_WHY, S_STORE, S_INCIDENTS,
        S_METRICS_LISTEN, S_MESSAGES, S_WINDOW, S_REJECTS, S_WEBHOOK, S_WEBHOOK_SECRET, S_WEBHOOK_EVENTS,
-       S_WEBHOOK_FORMAT, S_WEBHOOK_WAIT, S_END };
+       S_WEBHOOK_FORMAT, S_WEBHOOK_WAIT, S_WEBHOOK_AUTH, S_END };
 
 static const cli_opt opts[] = {
 	[S_FORMAT] = { "format", 0, CLI_VALUE, "jsonl|text",
@@ -80,7 +80,7 @@ static const cli_opt opts[] = {
 	[S_REJECTS] = { "rejects", 0, CLI_FLAG, NULL,
 			"write only reject records: what this server refused a client (action "
 			"\"rejected\"); with --failures, both" },
-	HOOK_OPT_LINES(S_WEBHOOK, S_WEBHOOK_SECRET, S_WEBHOOK_EVENTS, S_WEBHOOK_FORMAT, S_WEBHOOK_WAIT),
+	HOOK_OPT_LINES(S_WEBHOOK, S_WEBHOOK_SECRET, S_WEBHOOK_EVENTS, S_WEBHOOK_FORMAT, S_WEBHOOK_WAIT, S_WEBHOOK_AUTH),
 	[S_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -796,7 +796,7 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		o->rejects = 1;
 		break;
 	case S_WEBHOOK: case S_WEBHOOK_SECRET: case S_WEBHOOK_EVENTS: case S_WEBHOOK_FORMAT:
-	case S_WEBHOOK_WAIT:
+	case S_WEBHOOK_WAIT: case S_WEBHOOK_AUTH:
 		return hook_opt(&o->hook, p, id - S_WEBHOOK);
 	}
 	return -1;

@@ -15,7 +15,7 @@ enum {
 	V_REQUEST_TIMEOUT, V_THREADS, V_USER, V_QUIET, V_LOG_FORMAT, V_RULES, V_MAILGUN_KEY, V_POSTMARK_AUTH,
 	V_SENDGRID_KEY, V_STORE, V_TOKEN_FILE, V_OPEN_READS, V_ALLOWED_HOST, V_CORS_ORIGIN, V_FOLLOW,
 	V_SOCKETMAP, V_SOCKETMAP_NAME, V_SOCKETMAP_MODE, V_SOCKETMAP_HARDEN,
-	V_WEBHOOK, V_WEBHOOK_SECRET, V_WEBHOOK_EVENTS, V_WEBHOOK_FORMAT, V_WEBHOOK_WAIT, V_END
+	V_WEBHOOK, V_WEBHOOK_SECRET, V_WEBHOOK_EVENTS, V_WEBHOOK_FORMAT, V_WEBHOOK_WAIT, V_WEBHOOK_AUTH, V_END
 };
 
 static const cli_opt opts[] = {
@@ -92,7 +92,7 @@ static const cli_opt opts[] = {
 	[V_SOCKETMAP_HARDEN] = { "socketmap-harden", 0, CLI_FLAG, NULL,
 				 "also make a 4XX 5XX where the verdict reads the text as a hard bounce "
 				 "(no such user or domain)" },
-	HOOK_OPT_LINES(V_WEBHOOK, V_WEBHOOK_SECRET, V_WEBHOOK_EVENTS, V_WEBHOOK_FORMAT, V_WEBHOOK_WAIT),
+	HOOK_OPT_LINES(V_WEBHOOK, V_WEBHOOK_SECRET, V_WEBHOOK_EVENTS, V_WEBHOOK_FORMAT, V_WEBHOOK_WAIT, V_WEBHOOK_AUTH),
 	[V_END] = { NULL, 0, 0, NULL, NULL }
 };
 
@@ -282,7 +282,7 @@ static int on_opt(const cli_parse *p, int id, void *ctx)
 		a->sm.harden = 1;
 		break;
 	case V_WEBHOOK: case V_WEBHOOK_SECRET: case V_WEBHOOK_EVENTS: case V_WEBHOOK_FORMAT:
-	case V_WEBHOOK_WAIT:
+	case V_WEBHOOK_WAIT: case V_WEBHOOK_AUTH:
 		return hook_opt(&a->hook, p, id - V_WEBHOOK);
 	}
 	return -1;

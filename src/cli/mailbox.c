@@ -9,6 +9,8 @@
  * its records have the same keys, so the store counts them as duplicates. */
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -694,4 +696,245 @@ int mbox_read(const mbox_opts *o, const char *pw, const char *url, const mbox_si
 	rc = s.u.pop ? pop_read(&s, k, read) : imap_read(&s, k, read);
 	sess_close(&s);
 	return rc;
+}
+
+/* ---- waiting for new mail: IMAP IDLE (RFC 2177) ----
+ *
+ * A second connection, made and logged in by libcurl (CURLOPT_CONNECT_ONLY),
+ * selects the folder before a pass reads it; between passes it asks NOOP, then
+ * IDLE, and the first "* N EXISTS" after the folder was selected says new mail
+ * came (one that came during a pass is announced with the NOOP or the IDLE).
+ * Commands and answers go through curl_easy_send() and curl_easy_recv(), so
+ * the TLS is libcurl's. A watcher that breaks is closed; decode then looks
+ * every --poll seconds and opens a new one before its next pass. */
+
+#define MW_LINE_MAX 8192        /* bytes of one answer line kept (longer ones are skipped) */
+#define MW_IDLE_MAX (25 * 60)   /* seconds of one IDLE: servers may end one after 30 minutes (RFC 2177) */
+#define MW_ANSWER_TIME 30       /* seconds to wait for the answer to a command */
+
+struct mbox_watch {
+	sess s;
+	curl_socket_t fd;
+	char in[MW_LINE_MAX];
+	size_t inlen;
+	int skipping;           /* the rest of a line longer than MW_LINE_MAX */
+	unsigned tag;
+	int news;               /* an EXISTS came since the last wait */
+};
+
+/* Send all of text: 0, or -1. */
+static int mw_send(mbox_watch *w, const char *text)
+{
+	size_t len = strlen(text), off = 0;
+
+	while (off < len) {
+		size_t n = 0;
+		CURLcode rc = curl_easy_send(w->s.h, text + off, len - off, &n);
+		if (rc == CURLE_AGAIN) {
+			struct pollfd p = { w->fd, POLLOUT, 0 };
+			if (poll(&p, 1, MW_ANSWER_TIME * 1000) <= 0 && errno != EINTR)
+				return -1;
+			continue;
+		}
+		if (rc != CURLE_OK)
+			return -1;
+		off += n;
+	}
+	return 0;
+}
+
+/* The next answer line (without its CRLF) in line, waiting at most ms
+ * milliseconds and never past *stop: 1, 0 when the time ran out or stop was
+ * set, -1 when the connection closed or failed. */
+static int mw_line(mbox_watch *w, char *line, size_t cap, long ms, volatile sig_atomic_t *stop)
+{
+	for (;;) {
+		char *eol = memchr(w->in, '\n', w->inlen);
+		if (eol) {
+			size_t k = (size_t)(eol - w->in) + 1, l = k - 1;
+			int skip = w->skipping;
+			if (l && w->in[l - 1] == '\r')
+				l--;
+			if (l >= cap)
+				l = cap - 1;
+			memcpy(line, w->in, l);
+			line[l] = '\0';
+			memmove(w->in, w->in + k, w->inlen - k);
+			w->inlen -= k;
+			w->skipping = 0;
+			if (!skip)
+				return 1;
+			continue;
+		}
+		if (w->inlen == sizeof(w->in)) { /* a line too long to keep: its end is dropped */
+			w->inlen = 0;
+			w->skipping = 1;
+		}
+		size_t n = 0;
+		CURLcode rc = curl_easy_recv(w->s.h, w->in + w->inlen, sizeof(w->in) - w->inlen, &n);
+		if (rc == CURLE_OK && n) {
+			w->inlen += n;
+			continue;
+		}
+		if (rc != CURLE_AGAIN)
+			return -1; /* closed (n == 0) or failed */
+		if (ms <= 0 || (stop && *stop))
+			return 0;
+		struct pollfd p = { w->fd, POLLIN, 0 };
+		long slice = ms < 1000 ? ms : 1000; /* a signal's stop is seen within a second */
+		if (poll(&p, 1, (int)slice) < 0 && errno != EINTR)
+			return -1;
+		ms -= slice;
+	}
+}
+
+/* Is line an untagged "* N EXISTS"? */
+static int mw_exists(const char *line)
+{
+	const char *p = line;
+
+	if (p[0] != '*' || p[1] != ' ' || !isdigit((unsigned char)p[2]))
+		return 0;
+	for (p += 2; isdigit((unsigned char)*p); p++)
+		;
+	return !strcasecmp(p, " EXISTS");
+}
+
+/* Send "TAG cmd" and read up to the tagged answer: 0 on OK, 1 on NO or BAD,
+ * -1 when the connection failed or gave no answer in time. An EXISTS on the
+ * way sets news; with want, a line holding it sets *has. */
+static int mw_cmd(mbox_watch *w, const char *cmd, const char *want, int *has)
+{
+	char tag[16], out[MB_CMD_MAX + 32], line[MW_LINE_MAX];
+	size_t tl;
+
+	snprintf(tag, sizeof(tag), "W%u ", ++w->tag);
+	tl = strlen(tag);
+	snprintf(out, sizeof(out), "%s%s\r\n", tag, cmd);
+	if (mw_send(w, out) < 0)
+		return -1;
+	for (;;) {
+		if (mw_line(w, line, sizeof(line), MW_ANSWER_TIME * 1000L, NULL) <= 0)
+			return -1;
+		if (!strncmp(line, tag, tl))
+			return strncasecmp(line + tl, "OK", 2) ? 1 : 0;
+		if (mw_exists(line))
+			w->news = 1;
+		if (want && has && strstr(line, want))
+			*has = 1;
+	}
+}
+
+void mbox_watch_close(mbox_watch *w)
+{
+	if (!w)
+		return;
+	sess_close(&w->s); /* LOGOUT, then the connection closes */
+	free(w);
+}
+
+mbox_watch *mbox_watch_open(const mbox_opts *o, const char *pw, const char *url, int *never, char *why,
+			    size_t len)
+{
+	mbox_watch *w = calloc(1, sizeof(*w));
+	char cmd[MB_CMD_MAX], q[MB_CMD_MAX / 2], *d = q;
+	int idle = 0, c;
+	curl_socket_t fd = CURL_SOCKET_BAD;
+	CURLcode rc;
+
+	if (!w) {
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	if (url_parse(url, &w->s.u, why, len) < 0 || sess_open(&w->s, o, pw, why, len) < 0)
+		goto fail;
+	*never = 0;
+	if (w->s.u.pop) {
+		*never = 1;
+		snprintf(why, len, "POP3 has no IDLE");
+		goto fail;
+	}
+	curl_easy_setopt(w->s.h, CURLOPT_CONNECT_ONLY, 1L); /* connect, TLS and login; no transfer */
+	if ((rc = run(&w->s, "", NULL, 0, MB_SMALL_MAX)) != CURLE_OK) {
+		snprintf(why, len, "%s", curl_easy_strerror(rc));
+		goto fail;
+	}
+	if (curl_easy_getinfo(w->s.h, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK || fd == CURL_SOCKET_BAD) {
+		snprintf(why, len, "libcurl gave no socket");
+		goto fail;
+	}
+	w->fd = fd;
+	if ((c = mw_cmd(w, "CAPABILITY", " IDLE", &idle)) != 0 || !idle) {
+		*never = c >= 0;
+		snprintf(why, len, c < 0 ? "no answer to CAPABILITY" : "the server offers no IDLE");
+		goto fail;
+	}
+	/* quote() escapes '%' for libcurl's URL decoding, which a raw command skips */
+	quote(q, sizeof(q), w->s.u.folder);
+	for (const char *p = q; *p; p++, d++) {
+		*d = *p;
+		if (p[0] == '%' && p[1] == '2' && p[2] == '5')
+			p += 2;
+	}
+	*d = '\0';
+	snprintf(cmd, sizeof(cmd), "EXAMINE %s", q); /* read-only: the watcher changes no flag */
+	if (mw_cmd(w, cmd, NULL, NULL) != 0) {
+		snprintf(why, len, "the folder could not be selected to wait on");
+		goto fail;
+	}
+	w->news = 0; /* the EXISTS of EXAMINE counts what is there, not new mail */
+	return w;
+fail:
+	mbox_watch_close(w);
+	return NULL;
+}
+
+int mbox_watch_wait(mbox_watch *w, unsigned seconds, volatile sig_atomic_t *stop)
+{
+	char tag[16], line[MW_LINE_MAX];
+	long ms = 1000L * (seconds < MW_IDLE_MAX ? seconds : MW_IDLE_MAX);
+	int r;
+
+	/* what came while the passes ran: announced now, before IDLE */
+	if (mw_cmd(w, "NOOP", NULL, NULL) != 0)
+		return -1;
+	if (w->news) {
+		w->news = 0;
+		return 1;
+	}
+	snprintf(tag, sizeof(tag), "W%u ", ++w->tag);
+	snprintf(line, sizeof(line), "%sIDLE\r\n", tag);
+	if (mw_send(w, line) < 0)
+		return -1;
+	do { /* "+ idling", after untagged answers */
+		if (mw_line(w, line, sizeof(line), MW_ANSWER_TIME * 1000L, NULL) <= 0 ||
+		    !strncmp(line, tag, strlen(tag)))
+			return -1;
+		if (mw_exists(line))
+			w->news = 1;
+	} while (line[0] != '+');
+	while (!w->news && !(stop && *stop)) {
+		r = mw_line(w, line, sizeof(line), ms, stop);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break; /* the time ran out, or a signal */
+		if (mw_exists(line))
+			w->news = 1;
+		else if (!strncasecmp(line, "* BYE", 5))
+			return -1;
+	}
+	if (mw_send(w, "DONE\r\n") < 0)
+		return -1;
+	for (;;) {
+		if (mw_line(w, line, sizeof(line), MW_ANSWER_TIME * 1000L, NULL) <= 0)
+			return -1;
+		if (!strncmp(line, tag, strlen(tag)))
+			break;
+		if (mw_exists(line))
+			w->news = 1;
+	}
+	r = w->news;
+	w->news = 0;
+	return r;
 }

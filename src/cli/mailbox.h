@@ -5,6 +5,7 @@
 #ifndef SMTPDIAG_CLI_MAILBOX_H
 #define SMTPDIAG_CLI_MAILBOX_H
 
+#include <signal.h>
 #include <stddef.h>
 #include "smtpdiag.h"
 
@@ -51,5 +52,19 @@ int mbox_password(const mbox_opts *o, char *pw, size_t cap, char *err, size_t er
  * stderr), -1 when the store failed. *read gets the messages read. */
 int mbox_read(const mbox_opts *o, const char *pw, const char *url, const mbox_sink *s,
 	      unsigned long *read);
+
+/* Waiting for new mail in one IMAP folder (IDLE, RFC 2177), for --follow. */
+typedef struct mbox_watch mbox_watch;
+/* A logged-in connection that has selected the folder (read-only), opened
+ * before a pass reads it. NULL with why when it cannot be had (the caller then
+ * polls), and *never set when it never will: POP3, a server without IDLE. */
+mbox_watch *mbox_watch_open(const mbox_opts *o, const char *pw, const char *url, int *never, char *why,
+			    size_t len);
+/* Wait up to seconds (at most 25 minutes), or until *stop is set: 1 when the
+ * server announced new mail since the folder was selected or the last wait, 0
+ * when the time ran out or stop was set, -1 when the connection broke (close
+ * it; a new one may be opened). */
+int mbox_watch_wait(mbox_watch *w, unsigned seconds, volatile sig_atomic_t *stop);
+void mbox_watch_close(mbox_watch *w);
 
 #endif

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define CLI_MAX_OPTS 32 /* options in one table, -h/--help not counted */
+#define CLI_MAX_OPTS 40 /* options in one table, -h/--help not counted */
 
 enum cli_arg {
 	CLI_FLAG,   /* no value */

@@ -34,6 +34,19 @@ int hook_events(const char *v)
 	return -1;
 }
 
+/* A password in the URL's user part ("https://user:secret@host/"). */
+static int url_has_password(const char *url)
+{
+	const char *a = strstr(url, "://"), *end, *at;
+
+	if (!a)
+		return 0;
+	a += 3;
+	end = a + strcspn(a, "/?#");
+	at = memchr(a, '@', (size_t)(end - a));
+	return at && memchr(a, ':', (size_t)(at - a)) != NULL;
+}
+
 int hook_opt(hook *h, const cli_parse *p, int which)
 {
 	char *end;
@@ -44,6 +57,9 @@ int hook_opt(hook *h, const cli_parse *p, int which)
 			return cli_bad_value(p, "an http:// or https:// URL");
 		if (strlen(p->value) > HOOK_MAX_URL)
 			return cli_usage(p->cmd, "--webhook: URL longer than %d bytes", HOOK_MAX_URL);
+		if (url_has_password(p->value))
+			return cli_usage(p->cmd, "--webhook: the URL holds a password, which the process list shows: "
+					 "put the Authorization header's value in --webhook-auth-file FILE");
 		h->url = p->value;
 		break;
 	case 1:
@@ -60,6 +76,9 @@ int hook_opt(hook *h, const cli_parse *p, int which)
 			h->format = HOOK_LISTMONK;
 		else
 			return cli_bad_value(p, "smtpdiag or listmonk");
+		break;
+	case 5:
+		h->auth_file = p->value;
 		break;
 	default:
 		errno = 0;
@@ -93,13 +112,44 @@ static int read_secret(hook *h, const cli_cmd *cmd)
 	return -1;
 }
 
+/* The Authorization header's value: the first line of --webhook-auth-file,
+ * its line end dropped; no control characters (a header cannot hold them). */
+static int read_auth(hook *h, const cli_cmd *cmd)
+{
+	FILE *f = fopen(h->auth_file, "r");
+	size_t n = 0;
+	int c;
+
+	if (!f)
+		return cli_usage(cmd, "--webhook-auth-file: %s: %s", h->auth_file, strerror(errno));
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (n == HOOK_MAX_AUTH) {
+			fclose(f);
+			return cli_usage(cmd, "--webhook-auth-file: %s: a first line longer than %d bytes", h->auth_file,
+					 HOOK_MAX_AUTH);
+		}
+		h->auth[n++] = (char)c;
+	}
+	fclose(f);
+	if (n && h->auth[n - 1] == '\r')
+		n--;
+	h->auth[n] = 0;
+	if (!n)
+		return cli_usage(cmd, "--webhook-auth-file: %s: the first line is empty", h->auth_file);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)h->auth[i] < 0x20 || h->auth[i] == 0x7f)
+			return cli_usage(cmd, "--webhook-auth-file: %s: a control character in the first line",
+					 h->auth_file);
+	return -1;
+}
+
 int hook_ready(hook *h, const cli_cmd *cmd, int have_store)
 {
 	char err[256];
 	int rc;
 
 	if (!h->url) {
-		if (h->secret_file || h->events || h->format || h->wait_set)
+		if (h->secret_file || h->auth_file || h->events || h->format || h->wait_set)
 			return cli_usage(cmd, "the --webhook-* options need --webhook URL");
 		return -1;
 	}
@@ -111,7 +161,7 @@ int hook_ready(hook *h, const cli_cmd *cmd, int have_store)
 		h->events = SMTPDIAG_OUTBOX_VERDICTS;
 	if (!h->wait_set)
 		h->wait = HOOK_WAIT_DEFAULT;
-	if ((rc = read_secret(h, cmd)) >= 0)
+	if ((rc = read_secret(h, cmd)) >= 0 || (h->auth_file && (rc = read_auth(h, cmd)) >= 0))
 		return rc;
 	if (sd_curl_load(err, sizeof(err)) < 0) {
 		cli_err("%s: --webhook: %s", cmd->name, err);
@@ -234,6 +284,19 @@ static int post(hook *h, CURL *c, const smtpdiag_outbox_item *it, answer *a)
 	snprintf(line, sizeof(line), "Smtpdiag-Attempt: %d", it->tries + 1);
 	hd = curl_slist_append(hd, line);
 	hd = curl_slist_append(hd, "Expect:");
+	if (h->auth[0]) {
+		char *auth = malloc(sizeof(h->auth) + 16);
+		if (!auth) {
+			curl_slist_free_all(hd);
+			free(lm);
+			snprintf(a->text, sizeof(a->text), "out of memory");
+			return SMTPDIAG_OUTBOX_RETRY;
+		}
+		snprintf(auth, sizeof(h->auth) + 16, "Authorization: %s", h->auth);
+		hd = curl_slist_append(hd, auth);
+		memset(auth, 0, sizeof(h->auth) + 16);
+		free(auth);
+	}
 	curl_easy_reset(c);
 	curl_easy_setopt(c, CURLOPT_URL, h->url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");

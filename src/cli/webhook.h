@@ -9,6 +9,7 @@
 #include "opts.h"
 
 #define HOOK_MAX_SECRET 4096     /* bytes of the --webhook-secret-file key */
+#define HOOK_MAX_AUTH 4096       /* bytes of the --webhook-auth-file header value */
 #define HOOK_WAIT_DEFAULT 30     /* --webhook-wait: seconds decode sends for at its end */
 #define HOOK_WAIT_MAX 86400
 #define HOOK_TIMEOUT 10          /* seconds one POST may take (connecting: HOOK_CONNECT_TIMEOUT) */
@@ -20,7 +21,7 @@
 enum { HOOK_SMTPDIAG, HOOK_LISTMONK };
 
 /* The option lines; a command lists them with its own ids. */
-#define HOOK_OPT_LINES(W, S, E, F, T)                                                                 \
+#define HOOK_OPT_LINES(W, S, E, F, T, A)                                                               \
 	[W] = { "webhook", 0, CLI_VALUE, "URL",                                                        \
 		"POST each verdict recorded (or, with --webhook-events suppressions, each address "    \
 		"becoming suppressed or released) to URL as signed JSON, from the store's outbox "     \
@@ -35,17 +36,22 @@ enum { HOOK_SMTPDIAG, HOOK_LISTMONK };
 		"the body: smtpdiag (default) or listmonk (the body of listmonk's POST /api/bounces)" },        \
 	[T] = { "webhook-wait", 0, CLI_VALUE, "SECONDS",                                               \
 		"decode: how long to send the outbox for at the end (default 30; what is left waits "  \
-		"for a later run or serve); serve and scan --follow send all the time" }
+		"for a later run or serve); serve and scan --follow send all the time" },              \
+	[A] = { "webhook-auth-file", 0, CLI_VALUE, "FILE",                                             \
+		"the value of the Authorization header of each post, from the file's first line "      \
+		"(listmonk: token USER:TOKEN); never in the URL" }
 
 typedef struct hook {
 	const char *url;          /* --webhook; NULL: no webhooks */
 	const char *secret_file;
+	const char *auth_file;    /* --webhook-auth-file */
 	int events;               /* SMTPDIAG_OUTBOX_* */
 	int format;               /* HOOK_* */
 	long wait;                /* --webhook-wait */
 	int wait_set;
 	char secret[HOOK_MAX_SECRET + 1];
 	size_t secret_len;
+	char auth[HOOK_MAX_AUTH + 1]; /* "" when none */
 	/* the background sender (hook_start) */
 	const char *store_url;
 	smtpdiag_policy pol;
@@ -58,7 +64,7 @@ typedef struct hook {
 
 /* "verdicts" or "suppressions" -> SMTPDIAG_OUTBOX_*; -1 for anything else. */
 int hook_events(const char *v);
-/* One of the options above (which: 0 webhook .. 4 wait). -1, or the usage exit status. */
+/* One of the options above (which: 0 webhook .. 4 wait, 5 auth). -1, or the usage exit status. */
 int hook_opt(hook *h, const cli_parse *p, int which);
 /* After the options: the usage errors (no store, no secret), the key read,
  * libcurl opened. -1, or an exit status after saying why. */

@@ -357,6 +357,51 @@ FOLLOW_PID=""
 ok_if "$(grep -q "messages read 2 = decoded 2 + errors 0" "$TMP/follow.err" && echo 1)" "--follow reads new mail as it comes"
 ok_if "$([ $rc = 0 ] && grep -q '^read 2 = recorded' "$TMP/follow.err" && echo 1)" "and stops on SIGTERM with its counts, exit 0"
 
+# wait_err FILE PATTERN [COUNT]: until FILE has COUNT (1) lines matching PATTERN, 20 s at most
+wait_err() {
+	i=0
+	while [ $i -lt 200 ] && [ "$(grep -c -- "$2" "$1")" -lt "${3:-1}" ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(grep -c -- "$2" "$1")" -ge "${3:-1}" ]
+}
+# ---- --follow of one IMAP folder waits with IDLE: new mail is read at once, not after --poll ----
+"$BIN" decode --store "sqlite:$TMP/m.db" $A --follow --poll 600 "$IMAPS" 2>"$TMP/idle.err" &
+FOLLOW_PID=$!
+wait_err "$TMP/idle.err" "^$IMAPS: waiting for new mail with IMAP IDLE (a pass at least every 600 seconds)\$"
+ok_if "$([ $? = 0 ] && echo 1)" "--follow of one IMAP folder says it waits with IDLE"
+sed -n "$((NMSG + 9))p" "$TMP/all" >"$TMP/one"
+sleep 1 # the watcher is in IDLE
+deliver imap $(cat "$TMP/one")
+wait_err "$TMP/idle.err" "messages read 1 = decoded 1 + errors 0"
+ok_if "$([ $? = 0 ] && echo 1)" "IDLE: a new message is read within seconds (--poll is 600)"
+kill -TERM "$FOLLOW_PID"
+wait "$FOLLOW_PID"
+rc=$?
+FOLLOW_PID=""
+ok_if "$([ $rc = 0 ] && grep -q '^read 1 = recorded' "$TMP/idle.err" && echo 1)" "IDLE: SIGTERM ends the wait at once, with the counts, exit 0"
+
+# ---- a broken IDLE connection: polling until it is back, nothing lost ----
+VIA="imaps://bounces@127.0.0.1:$P_PROXY/INBOX"
+proxy 0
+"$BIN" decode --store "sqlite:$TMP/d.db" $A "$VIA" 2>/dev/null # up to date through the proxy
+"$BIN" decode --store "sqlite:$TMP/d.db" $A --follow --poll 2 "$VIA" 2>"$TMP/broke.err" &
+FOLLOW_PID=$!
+wait_err "$TMP/broke.err" "waiting for new mail with IMAP IDLE"
+kill "$PROXY_PID" 2>/dev/null; wait "$PROXY_PID" 2>/dev/null
+wait_err "$TMP/broke.err" "^$VIA: the IDLE connection broke: looking every 2 seconds until it is back\$"
+ok_if "$([ $? = 0 ] && echo 1)" "a broken IDLE connection is named, and decode polls"
+proxy 0
+sed -n "$((NMSG + 10))p" "$TMP/all" >"$TMP/one"
+deliver imap $(cat "$TMP/one")
+wait_err "$TMP/broke.err" "messages read 1 = decoded 1 + errors 0"
+ok_if "$([ $? = 0 ] && echo 1)" "the message that came meanwhile is read"
+wait_err "$TMP/broke.err" "waiting for new mail with IMAP IDLE" 2
+ok_if "$([ $? = 0 ] && echo 1)" "and IDLE is taken up again"
+kill -TERM "$FOLLOW_PID"
+wait "$FOLLOW_PID"
+FOLLOW_PID=""
+kill "$PROXY_PID" 2>/dev/null; wait "$PROXY_PID" 2>/dev/null; PROXY_PID=""
+ok_if "$(grep -q '^read 1 = recorded' "$TMP/broke.err" && echo 1)" "the run's counts: one message, once"
+
 # ---- POP3 ----
 POP="pop3s://pop@127.0.0.1:$P_POP3S/"
 expect_exit 0 "pop3s:// reads the mailbox" -- "$BIN" decode --store "sqlite:$TMP/p.db" $A "$POP"
@@ -375,7 +420,7 @@ expect_err "login denied: wrong user or password" "and says so"
 if pg_find && PGOPTS="-c fsync=off" pg_start; then
 	PGS=$(pg_db mailbox)
 	expect_exit 0 "a mailbox into a PostgreSQL store" -- "$BIN" decode --store "$PGS" $A "$IMAPS"
-	expect_err "messages read $((NMSG + 5)) = " "reads every message"
+	expect_err "messages read $((NMSG + 7)) = " "reads every message"
 	expect_exit 0 "again" -- "$BIN" decode --store "$PGS" $A "$IMAPS"
 	expect_err "messages read 0 = " "reads nothing the second time"
 elif [ -n "${CI:-}" ]; then

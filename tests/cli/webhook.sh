@@ -123,21 +123,34 @@ expect_exit 0 "... which the next run sends" -- \
 ok_if "$(python3 -c 'import json,sys; l=[json.loads(x) for x in open(sys.argv[1])]; print(int(len(l)==4 and l[3]["event"]=="released" and l[3]["address"]=="user1@mail.example.net"))' "$TMP/r/log")" \
 	"... released, for that address"
 
-# --- listmonk's bounce body, credentials in the URL ---
+# --- listmonk's bounce body; its API token from --webhook-auth-file, never in the URL ---
 rm -f "$TMP/r/log"
-LM="http://api:tok3n@127.0.0.1:$RPORT/api/bounces"
+LM="http://127.0.0.1:$RPORT/api/bounces"
+expect_exit 2 "a password in the --webhook URL is refused" -- \
+	"$BIN" decode --store "sqlite:$TMP/s3.db" --webhook "http://api:tok3n@127.0.0.1:$RPORT/api/bounces" \
+	--webhook-secret-file "$TMP/key" --webhook-format listmonk "$TMP/ev1.json"
+expect_err "the URL holds a password, which the process list shows: put the Authorization header's value in --webhook-auth-file FILE" \
+	"... and says where it goes"
+printf 'token api:tok3n\r\n' >"$TMP/auth"
+printf '\n' >"$TMP/auth-empty"
+expect_exit 2 "an empty --webhook-auth-file is refused" -- \
+	"$BIN" decode --store "sqlite:$TMP/s3.db" --webhook "$LM" --webhook-secret-file "$TMP/key" \
+	--webhook-auth-file "$TMP/auth-empty" "$TMP/ev1.json"
+expect_err "--webhook-auth-file: .*: the first line is empty" "... and says so"
+expect_exit 2 "--webhook-auth-file without --webhook is a usage error" -- \
+	"$BIN" decode --store "sqlite:$TMP/s3.db" --webhook-auth-file "$TMP/auth" "$TMP/ev1.json"
 expect_exit 0 "--webhook-format listmonk" -- \
 	"$BIN" decode --store "sqlite:$TMP/s3.db" --webhook "$LM" --webhook-secret-file "$TMP/key" \
-	--webhook-format listmonk "$TMP/ev1.json"
+	--webhook-auth-file "$TMP/auth" --webhook-format listmonk "$TMP/ev1.json"
 ok_if "$(python3 -c '
 import json, sys
 l = [json.loads(x) for x in open(sys.argv[1])]
 b = [r["body"] for r in l]
-print(int(len(l) == 3 and all(r["auth"] == "Basic YXBpOnRvazNu" and r["path"] == "/api/bounces" for r in l)
+print(int(len(l) == 3 and all(r["auth"] == "token api:tok3n" and r["path"] == "/api/bounces" for r in l)
           and all(set(x) == {"email", "campaign_uuid", "source", "type", "meta"} and x["source"] == "smtpdiag"
                   and x["campaign_uuid"] == "" for x in b)
           and set(x["type"] for x in b) == {"hard"}))' "$TMP/r/log")" \
-	"... the body of listmonk's POST /api/bounces for each bounce (not the deferrals), basic auth from the URL"
+	"... the body of listmonk's POST /api/bounces for each bounce (not the deferrals), Authorization from the file"
 
 # --- serve --webhook ---
 rm -f "$TMP/r/log"
