@@ -144,6 +144,18 @@ expect_out '^9:NOTFOUND ,9:NOTFOUND ,\|closed$' "two requests in one write: two 
 ok_if "$([ "$(metric 'requests_total{result="malformed"}')" = 3 ] && echo 1)" "/metrics: 3 malformed requests"
 ok_if "$([ "$(grep -c 'closing a connection: malformed netstring' "$TMP/a.log")" -eq 3 ] && echo 1)" "each malformed request is logged"
 
+# the connection limit (SM_MAX_CONN, 256): 256 connections are served at once, one more is
+# closed at once and counted refused; once they close, lookups are served again
+expect_exit 0 "256 connections served at once, the 257th closed unanswered" -- \
+	python3 "$(dirname "$0")/helpers/socketmap_flood.py" "$SOCK" 256
+ok_if "$([ "$(metric 'connections_total{outcome="refused"}')" = 1 ] && echo 1)" "/metrics: the 257th connection counted refused"
+i=0
+while [ $i -lt 50 ] && ! curl -s "http://127.0.0.1:$PORT/metrics" | grep -qx 'smtpdiag_socketmap_connections 0'; do
+	sleep 0.1
+	i=$((i + 1))
+done
+lookup "5.7.1 $RL" "4.7.1 $RL" "after they closed, a lookup is served again"
+
 # a second server on a live socket: refused, and the first one keeps it
 expect_exit 2 "a second server on a live socket: exit 2" -- "$BIN" serve --listen 127.0.0.1:0 --socketmap "unix:$SOCK"
 expect_err "a server is listening on it already" "a second server on a live socket: says so"

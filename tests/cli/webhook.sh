@@ -170,6 +170,30 @@ for _ in $(seq 100); do [ "$(logged)" -ge 9 ] && break; sleep 0.1; done
 ok_if "$([ "$(check_log "$TMP/s4.db")" = fine ] && [ "$(logged)" -eq 9 ] && echo 1)" \
 	"... and its sender posts each verdict once, verified, in order"
 
+# --- serve --webhook-events suppressions: DELETE /api/v1/suppressions/ADDRESS posts the release ---
+rm -f "$TMP/r/log"
+(cd "$TMP/cwd" && exec "$ABSBIN" serve --listen 127.0.0.1:0 --quiet --store "sqlite:$TMP/s6.db" \
+	--token-file "$TMP/tokens" $W --webhook-events suppressions) 2>"$TMP/serve6.log" &
+S6=$!
+PIDS="$PIDS $S6"
+wait_port "$TMP/serve6.log"
+[ -n "$PORT" ] || { echo "not ok - serve did not start"; cat "$TMP/serve6.log"; exit 1; }
+curl -s --max-time 10 -o /dev/null -H 'Authorization: Bearer tok-0123456789abcdef' \
+	-H 'Content-Type: application/json' --data-binary "@$TMP/ev1.json" "http://127.0.0.1:$PORT/api/v1/events"
+for _ in $(seq 100); do [ "$(logged)" -ge 3 ] && break; sleep 0.1; done
+code=$(curl -s --max-time 10 -o "$TMP/out" -w '%{http_code}' -X DELETE -H 'Authorization: Bearer tok-0123456789abcdef' \
+	"http://127.0.0.1:$PORT/api/v1/suppressions/user1@mail.example.net")
+for _ in $(seq 100); do [ "$(logged)" -ge 4 ] && break; sleep 0.1; done
+ok_if "$([ "$code" = 200 ] && python3 -c '
+import json, sys
+l = [json.loads(x)["body"] for x in open(sys.argv[1])]
+ev = [x["event"] for x in l]
+print(int(ev == ["suppressed"] * 3 + ["released"] and l[3]["address"] == "user1@mail.example.net"
+          and l[3]["record"]["released_by"] == "ci"))' "$TMP/r/log" | grep -qx 1 && echo 1)" \
+	"serve --webhook-events suppressions: three suppressions, then DELETE posts the release, by the token's name"
+kill "$S6" 2>/dev/null
+wait "$S6" 2>/dev/null
+
 # --- scan --follow --webhook ---
 rm -f "$TMP/r/log"
 : >"$TMP/mail.log"

@@ -1,6 +1,7 @@
 /* test_store.c - smtpdiag_store through the public API, on SQLite: the
  * policy, keys and kinds of records, the counts that add up, the soft window
- * and a delivery's reset whatever the order, release, and bad URLs. */
+ * and a delivery's reset whatever the order, release, bad URLs, and the
+ * outbox's bound and order per address. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -167,6 +168,42 @@ static void test_soft(void **state)
 	smtpdiag_store_close(rev);
 }
 
+static int collect(void *ctx, const smtpdiag_outbox_item *it)
+{
+	char *seen = ctx;
+
+	strncat(seen, it->address, 511 - strlen(seen));
+	strncat(seen, " ", 511 - strlen(seen));
+	return 0;
+}
+
+/* The outbox: the number of items one call may give is 1..SMTPDIAG_OUTBOX_MAX_NEXT,
+ * and a call gives only the oldest pending item of each address. */
+static void test_outbox_next(void **state)
+{
+	smtpdiag_store *s = open_store("outbox", NULL);
+	char seen[512] = "";
+	smtpdiag_error err;
+
+	(void)state;
+	assert_int_equal(smtpdiag_store_outbox(s, SMTPDIAG_OUTBOX_VERDICTS, NULL), 0);
+	assert_int_equal(add(s, "a@example.org", "mailboxfull", 3), 0);
+	assert_int_equal(add(s, "a@example.org", "mailboxfull", 2), 0);
+	assert_int_equal(add(s, "b@example.org", "mailboxfull", 1), 0);
+	assert_int_equal(smtpdiag_store_flush(s, NULL), 0);
+	assert_int_equal(smtpdiag_store_outbox_next(s, 0, 0, collect, seen, &err), SMTPDIAG_EINVAL);
+	assert_int_equal(smtpdiag_store_outbox_next(s, 0, SMTPDIAG_OUTBOX_MAX_NEXT + 1, collect, seen, &err),
+			 SMTPDIAG_EINVAL);
+	assert_non_null(strstr(err.message, "not in 1..1000"));
+	assert_string_equal(seen, "");
+	assert_int_equal(smtpdiag_store_outbox_next(s, 0, SMTPDIAG_OUTBOX_MAX_NEXT, collect, seen, &err), 0);
+	assert_string_equal(seen, "a@example.org b@example.org "); /* a's second waits for its first */
+	seen[0] = 0;
+	assert_int_equal(smtpdiag_store_outbox_next(s, 0, 1, collect, seen, &err), 0);
+	assert_string_equal(seen, "a@example.org ");
+	smtpdiag_store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_soft),
+		cmocka_unit_test(test_outbox_next),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
