@@ -190,24 +190,19 @@ int sd_vd_greylisting(const char *p, size_t n)
 
 int sd_vd_lifts_by_itself(const char *p, size_t n)
 {
-	/* what receivers write beside a 5xx they mean as a deferral: a retry
-	 * later (Postfix's and rspamd's greylisting, providers' rate limits and
-	 * temporary blocks), in the languages of the rules; not a "try again"
-	 * after the sender fixed something, not a retry that will not succeed */
+	/* besides the temporary words (temp_words above: "temporarily",
+	 * "temporär", "tijdelijk" ... in every language of the rules) and
+	 * greylisting, what receivers write beside a 5xx they mean as a
+	 * deferral: a retry later; not a retry that will not succeed */
 	static const char *const later[] = {
-		"try again later", "try later", "retry later", "please try again in ", "try again in ",
-		"try again after ", "retry in ", "temporarily", "temporary block", "temporarily deferred",
-		"sp\xc3\xa4ter erneut", "sp\xc3\xa4ter noch einmal", "sp\xc3\xa4ter wieder", "vor\xc3\xbc" "bergehend", /* de */
-		"plus tard", "temporairement", /* fr */
-		"m\xc3\xa1s tarde", "temporalmente", /* es */
-		"pi\xc3\xb9 tardi", "temporaneamente", /* it */
-		"mais tarde", "temporariamente", /* pt */
-		"later opnieuw", "probeer het later", "tijdelijk", /* nl */
-		"spr\xc3\xb3" "buj p\xc3\xb3\xc5\xba" "niej", "tymczasowo", /* pl */
+		"try again later", "try later", "retry later", "try again in ", "try again after ", "retry in ",
+		"sp\xc3\xa4ter erneut", "sp\xc3\xa4ter noch einmal", "sp\xc3\xa4ter wieder", /* de */
+		"plus tard", "m\xc3\xa1s tarde", "pi\xc3\xb9 tardi", "mais tarde", /* fr, es, it, pt */
+		"later opnieuw", "probeer het later", "spr\xc3\xb3" "buj p\xc3\xb3\xc5\xba" "niej", /* nl, pl */
 	};
 	static const char *const never[] = {
-		"will not succeed", "won't succeed", "do not retry", "don't retry", "not retry", "permanently",
-		"not a temporary", "is not temporary",
+		"will not succeed", "won't succeed", "not retry", "don't retry", "permanently", "not temporar",
+		"not a temporar",
 	};
 
 	if (!p || !n)
@@ -215,7 +210,7 @@ int sd_vd_lifts_by_itself(const char *p, size_t n)
 	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
 		if (sd_memcasemem(p, n, never[i], strlen(never[i])))
 			return 0;
-	if (sd_vd_greylisting(p, n))
+	if (sd_vd_is_temporary(p, n)) /* the temporary words, greylisting */
 		return 1;
 	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
 		if (sd_memcasemem(p, n, later[i], strlen(later[i])))
