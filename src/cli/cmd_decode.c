@@ -637,10 +637,10 @@ int cmd_decode(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 	}
-	if (r.follow) { /* one IMAP folder is waited on with IDLE; more are polled */
+	if (r.follow) { /* one mailbox is waited on with IDLE where it is IMAP; more are polled */
 		int urls = 0;
 		for (int i = first; i < argc; i++)
-			if (mbox_is_url(argv[i]) && urls++ == 0 && !strncasecmp(argv[i], "imap", 4))
+			if (mbox_is_url(argv[i]) && urls++ == 0)
 				r.watch_url = argv[i];
 		if (urls != 1)
 			r.watch_url = NULL;

@@ -293,14 +293,15 @@ static void say_fail(sess *s, CURLcode rc)
 		cli_err("decode: %s: %s: %s", s->u.key, s->what, why);
 }
 
-/* An IMAP quoted string of name for a command ('%' escaped: libcurl URL-decodes commands). */
-static void quote(char *out, size_t cap, const char *name)
+/* An IMAP quoted string of name for a command; with for_curl '%' escaped
+ * (libcurl URL-decodes the commands it sends; raw ones are sent as they are). */
+static void quote(char *out, size_t cap, const char *name, int for_curl)
 {
 	size_t o = 0;
 
 	out[o++] = '"';
 	for (; *name && o + 5 < cap; name++) {
-		if (*name == '%') {
+		if (*name == '%' && for_curl) {
 			memcpy(out + o, "%25", 3);
 			o += 3;
 			continue;
@@ -415,7 +416,7 @@ static int imap_act(sess *s, const mb_msg *m, int can_move)
 	if (!o->mark_seen && !m->seen && imap_cmd(s, s->u.path, "UID STORE %llu -FLAGS.SILENT (\\Seen)", uid) < 0)
 		return -1; /* fetching set \Seen: left as it was */
 	if (o->move_to) {
-		quote(to, sizeof(to), o->move_to);
+		quote(to, sizeof(to), o->move_to, 1);
 		if (can_move)
 			return imap_cmd(s, s->u.path, "UID MOVE %llu %s", uid, to);
 		if (imap_cmd(s, s->u.path, "UID COPY %llu %s", uid, to) < 0)
@@ -437,7 +438,7 @@ static int imap_state(sess *s, const mbox_sink *k, int64_t *uv, int64_t *last)
 	int64_t was = -1;
 	int rc;
 
-	quote(q, sizeof(q), s->u.folder);
+	quote(q, sizeof(q), s->u.folder, 1);
 	if (imap_cmd(s, "", "STATUS %s (UIDVALIDITY)", q) < 0)
 		return 1;
 	if ((*uv = number_after(s->b.p ? s->b.p : "", "UIDVALIDITY")) < 0) {
@@ -468,7 +469,7 @@ static int imap_can_move(sess *s, int *can_move)
 	if (!s->o->move_to && !s->o->del)
 		return 0;
 	if (s->o->move_to) {
-		quote(q, sizeof(q), s->o->move_to);
+		quote(q, sizeof(q), s->o->move_to, 1);
 		if (imap_cmd(s, "", "STATUS %s (MESSAGES)", q) < 0) {
 			cli_err("decode: %s: --move-to %s: no such folder?", s->u.key, s->o->move_to);
 			return 1;
@@ -732,8 +733,9 @@ static int mw_send(mbox_watch *w, const char *text)
 		CURLcode rc = curl_easy_send(w->s.h, text + off, len - off, &n);
 		if (rc == CURLE_AGAIN) {
 			struct pollfd p = { w->fd, POLLOUT, 0 };
-			if (poll(&p, 1, MW_ANSWER_TIME * 1000) <= 0 && errno != EINTR)
-				return -1;
+			int pr = poll(&p, 1, MW_ANSWER_TIME * 1000);
+			if (pr == 0 || (pr < 0 && errno != EINTR))
+				return -1; /* no room to send for MW_ANSWER_TIME, or a failure */
 			continue;
 		}
 		if (rc != CURLE_OK)
@@ -837,7 +839,7 @@ mbox_watch *mbox_watch_open(const mbox_opts *o, const char *pw, const char *url,
 			    size_t len)
 {
 	mbox_watch *w = calloc(1, sizeof(*w));
-	char cmd[MB_CMD_MAX], q[MB_CMD_MAX / 2], *d = q;
+	char cmd[MB_CMD_MAX], q[MB_CMD_MAX / 2];
 	int idle = 0, c;
 	curl_socket_t fd = CURL_SOCKET_BAD;
 	CURLcode rc;
@@ -869,14 +871,7 @@ mbox_watch *mbox_watch_open(const mbox_opts *o, const char *pw, const char *url,
 		snprintf(why, len, c < 0 ? "no answer to CAPABILITY" : "the server offers no IDLE");
 		goto fail;
 	}
-	/* quote() escapes '%' for libcurl's URL decoding, which a raw command skips */
-	quote(q, sizeof(q), w->s.u.folder);
-	for (const char *p = q; *p; p++, d++) {
-		*d = *p;
-		if (p[0] == '%' && p[1] == '2' && p[2] == '5')
-			p += 2;
-	}
-	*d = '\0';
+	quote(q, sizeof(q), w->s.u.folder, 0);
 	snprintf(cmd, sizeof(cmd), "EXAMINE %s", q); /* read-only: the watcher changes no flag */
 	if (mw_cmd(w, cmd, NULL, NULL) != 0) {
 		snprintf(why, len, "the folder could not be selected to wait on");
