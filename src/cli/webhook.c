@@ -91,55 +91,59 @@ int hook_opt(hook *h, const cli_parse *p, int which)
 	return -1;
 }
 
-static int read_secret(hook *h, const cli_cmd *cmd)
+/* The first line of the file of option opt into buf (at most max bytes, its
+ * line end dropped, NUL-terminated): its length, or a usage exit status
+ * (negated, below 0) after saying why: it cannot be read, is empty, or its
+ * first line is longer. */
+static long first_line(const cli_cmd *cmd, const char *opt, const char *path, char *buf, size_t max)
 {
-	FILE *f = fopen(h->secret_file, "r");
-	size_t n;
-
-	if (!f)
-		return cli_usage(cmd, "--webhook-secret-file: %s: %s", h->secret_file, strerror(errno));
-	n = fread(h->secret, 1, sizeof(h->secret), f);
-	fclose(f);
-	if (n > HOOK_MAX_SECRET)
-		return cli_usage(cmd, "--webhook-secret-file: %s: longer than %d bytes", h->secret_file,
-				 HOOK_MAX_SECRET);
-	while (n && (h->secret[n - 1] == '\n' || h->secret[n - 1] == '\r'))
-		n--;
-	if (!n)
-		return cli_usage(cmd, "--webhook-secret-file: %s: empty", h->secret_file);
-	h->secret[n] = 0;
-	h->secret_len = n;
-	return -1;
-}
-
-/* The Authorization header's value: the first line of --webhook-auth-file,
- * its line end dropped; no control characters (a header cannot hold them). */
-static int read_auth(hook *h, const cli_cmd *cmd)
-{
-	FILE *f = fopen(h->auth_file, "r");
+	FILE *f = fopen(path, "r");
 	size_t n = 0;
 	int c;
 
 	if (!f)
-		return cli_usage(cmd, "--webhook-auth-file: %s: %s", h->auth_file, strerror(errno));
+		return -cli_usage(cmd, "%s: %s: %s", opt, path, strerror(errno));
 	while ((c = getc(f)) != EOF && c != '\n') {
-		if (n == HOOK_MAX_AUTH) {
+		if (n == max) {
 			fclose(f);
-			return cli_usage(cmd, "--webhook-auth-file: %s: a first line longer than %d bytes", h->auth_file,
-					 HOOK_MAX_AUTH);
+			return -cli_usage(cmd, "%s: %s: a first line longer than %zu bytes", opt, path, max);
 		}
-		h->auth[n++] = (char)c;
+		buf[n++] = (char)c;
 	}
 	fclose(f);
-	if (n && h->auth[n - 1] == '\r')
+	if (n && buf[n - 1] == '\r')
 		n--;
-	h->auth[n] = 0;
+	buf[n] = 0;
 	if (!n)
-		return cli_usage(cmd, "--webhook-auth-file: %s: the first line is empty", h->auth_file);
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)h->auth[i] < 0x20 || h->auth[i] == 0x7f)
+		return -cli_usage(cmd, "%s: %s: the first line is empty", opt, path);
+	return (long)n;
+}
+
+static int read_secret(hook *h, const cli_cmd *cmd)
+{
+	long n = first_line(cmd, "--webhook-secret-file", h->secret_file, h->secret, HOOK_MAX_SECRET);
+
+	if (n < 0)
+		return (int)-n;
+	h->secret_len = (size_t)n;
+	return -1;
+}
+
+/* The Authorization header of every post, from --webhook-auth-file's first
+ * line: no control characters (a header cannot hold them). */
+static int read_auth(hook *h, const cli_cmd *cmd)
+{
+	static const char name[] = "Authorization: ";
+	size_t k = sizeof(name) - 1;
+	long n = first_line(cmd, "--webhook-auth-file", h->auth_file, h->auth + k, HOOK_MAX_AUTH);
+
+	if (n < 0)
+		return (int)-n;
+	for (long i = 0; i < n; i++)
+		if ((unsigned char)h->auth[k + i] < 0x20 || h->auth[k + i] == 0x7f)
 			return cli_usage(cmd, "--webhook-auth-file: %s: a control character in the first line",
 					 h->auth_file);
+	memcpy(h->auth, name, k);
 	return -1;
 }
 
@@ -284,19 +288,8 @@ static int post(hook *h, CURL *c, const smtpdiag_outbox_item *it, answer *a)
 	snprintf(line, sizeof(line), "Smtpdiag-Attempt: %d", it->tries + 1);
 	hd = curl_slist_append(hd, line);
 	hd = curl_slist_append(hd, "Expect:");
-	if (h->auth[0]) {
-		char *auth = malloc(sizeof(h->auth) + 16);
-		if (!auth) {
-			curl_slist_free_all(hd);
-			free(lm);
-			snprintf(a->text, sizeof(a->text), "out of memory");
-			return SMTPDIAG_OUTBOX_RETRY;
-		}
-		snprintf(auth, sizeof(h->auth) + 16, "Authorization: %s", h->auth);
-		hd = curl_slist_append(hd, auth);
-		memset(auth, 0, sizeof(h->auth) + 16);
-		free(auth);
-	}
+	if (h->auth[0])
+		hd = curl_slist_append(hd, h->auth);
 	curl_easy_reset(c);
 	curl_easy_setopt(c, CURLOPT_URL, h->url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");

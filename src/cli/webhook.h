@@ -51,7 +51,7 @@ typedef struct hook {
 	int wait_set;
 	char secret[HOOK_MAX_SECRET + 1];
 	size_t secret_len;
-	char auth[HOOK_MAX_AUTH + 1]; /* "" when none */
+	char auth[HOOK_MAX_AUTH + 16]; /* "Authorization: VALUE", "" when none */
 	/* the background sender (hook_start) */
 	const char *store_url;
 	smtpdiag_policy pol;

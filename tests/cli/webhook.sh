@@ -137,6 +137,16 @@ expect_exit 2 "an empty --webhook-auth-file is refused" -- \
 	"$BIN" decode --store "sqlite:$TMP/s3.db" --webhook "$LM" --webhook-secret-file "$TMP/key" \
 	--webhook-auth-file "$TMP/auth-empty" "$TMP/ev1.json"
 expect_err "--webhook-auth-file: .*: the first line is empty" "... and says so"
+printf 'token a\tb\n' >"$TMP/auth-ctl"
+expect_exit 2 "a control character in --webhook-auth-file is refused" -- \
+	"$BIN" decode --store "sqlite:$TMP/s3.db" --webhook "$LM" --webhook-secret-file "$TMP/key" \
+	--webhook-auth-file "$TMP/auth-ctl" "$TMP/ev1.json"
+expect_err "--webhook-auth-file: .*: a control character in the first line" "... and says so"
+python3 -c 'print("token " + "x" * 4091)' >"$TMP/auth-long"
+expect_exit 2 "a --webhook-auth-file line over 4096 bytes is refused" -- \
+	"$BIN" decode --store "sqlite:$TMP/s3.db" --webhook "$LM" --webhook-secret-file "$TMP/key" \
+	--webhook-auth-file "$TMP/auth-long" "$TMP/ev1.json"
+expect_err "--webhook-auth-file: .*: a first line longer than 4096 bytes" "... and says so"
 expect_exit 2 "--webhook-auth-file without --webhook is a usage error" -- \
 	"$BIN" decode --store "sqlite:$TMP/s3.db" --webhook-auth-file "$TMP/auth" "$TMP/ev1.json"
 expect_exit 0 "--webhook-format listmonk" -- \
